@@ -1,0 +1,93 @@
+"""What the linter needs to know about an architecture, read from its name (no torch, no timm).
+
+Consistency rules compare a paper's statements with the geometry of its model: depth, patch
+size, input size, prefix tokens ([CLS], distillation, registers) and pooling. timm names encode
+all of that (vit_base_patch16_384, deit_small_distilled_patch16_224, vit_base_patch16_reg4_gap_256,
+swin_tiny_patch4_window7_224); papers write ViT-B/16, DeiT-S, Swin-T.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_VIT_SIZES = {  # size -> (depth, embed_dim, heads)
+    "tiny": (12, 192, 3), "small": (12, 384, 6), "base": (12, 768, 12), "medium": (12, 512, 8),
+    "large": (24, 1024, 16), "huge": (32, 1280, 16), "giant": (40, 1408, 16),
+}
+_LETTER = {"ti": "tiny", "t": "tiny", "s": "small", "b": "base", "m": "medium", "l": "large",
+           "h": "huge", "g": "giant"}
+_SWIN = {"tiny": (2, 2, 6, 2), "small": (2, 2, 18, 2), "base": (2, 2, 18, 2), "large": (2, 2, 18, 2)}
+
+
+@dataclass(frozen=True)
+class ArchInfo:
+    name: str
+    family: str                 # vit | deit | beit | swin | clip | other
+    depth: int                  # blocks (Swin: total over stages)
+    patch: int
+    img_size: int
+    num_prefix_tokens: int
+    has_cls: bool
+    global_pool: str            # token | avg | map
+    stage_depths: tuple[int, ...] = ()
+    heads: int = 0
+
+    @property
+    def grid(self) -> int:
+        """Patch tokens per side at the default input size (Swin: the last stage)."""
+        if self.family == "swin":
+            return self.img_size // self.patch // 8
+        return self.img_size // self.patch
+
+
+def arch_info(name: str | None, img_size: int | None = None) -> ArchInfo | None:
+    if not name:
+        return None
+    raw = name.strip()
+    n = raw.lower().split(".")[0] if re.match(r"^[a-z0-9_]+\.[a-z0-9_]+$", raw.lower()) else raw.lower()
+    n = n.replace("-", "_")
+    m = re.match(r"^(vit|deit3?|beit(?:v2)?)_(tiny|small|base|medium|large|huge|giant)(_distilled)?"
+                 r"_patch(\d+)(.*)$", n)
+    if m:
+        family, size, patch, rest = m.group(1), m.group(2), int(m.group(4)), (m.group(3) or "") + m.group(5)
+        img = re.search(r"_(\d{3,4})(?:_|$)", rest)
+        return _plain(n, family, size, patch, int(img.group(1)) if img else None, rest, img_size)
+    m = re.match(r"^swin_(tiny|small|base|large)_patch(\d+)_window(\d+)_(\d+)", n)
+    if m:
+        return _swin(n, m.group(1), int(m.group(2)), img_size or int(m.group(4)))
+    # Paper spellings: ViT-B/16, ViT-S/16 at 384, DeiT-S, Swin-T, CLIP ViT-L/14.
+    m = re.search(r"\b(vit|deit)_?(ti|t|s|b|m|l|h|g)\s*/\s*(\d+)", n)
+    if m:
+        fam = "deit" if m.group(1) == "deit" else "vit"
+        return _plain(n, fam, _LETTER[m.group(2)], int(m.group(3)), None,
+                      "_distilled" if "distill" in n else "", img_size)
+    m = re.search(r"\bdeit_?(ti|t|s|b)\b", n)
+    if m:
+        return _plain(n, "deit", _LETTER[m.group(1)], 16, None, "_distilled" if "distill" in n else "", img_size)
+    m = re.search(r"\bswin_?(t|s|b|l)\b", n)
+    if m:
+        return _swin(n, _LETTER[m.group(1)], 4, img_size or 224)
+    return None
+
+
+def _plain(name, family, size, patch, img, rest, img_size) -> ArchInfo:
+    depth, _, heads = _VIT_SIZES[size]
+    if "dinov2" in rest and img is None:
+        img = 518
+    img = img_size or img or 224
+    regs = re.search(r"reg(\d+)", rest)
+    n_reg = int(regs.group(1)) if regs else 0
+    no_cls = "gap" in rest or "_nocls" in rest
+    distilled = "distilled" in rest
+    prefix = (0 if no_cls else 1) + (1 if distilled else 0) + n_reg
+    if family.startswith("beit"):
+        pool = "avg"
+    else:
+        pool = "avg" if no_cls else "map" if rest.endswith("_map") else "token"
+    family = re.sub(r"(v2|3)$", "", family)
+    return ArchInfo(name, family, depth, patch, img, prefix, not no_cls, pool, heads=heads)
+
+
+def _swin(name, size, patch, img) -> ArchInfo:
+    depths = _SWIN[size]
+    return ArchInfo(name, "swin", sum(depths), patch, img, 0, False, "avg", stage_depths=depths)

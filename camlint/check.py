@@ -1,0 +1,57 @@
+"""Check documents: pick the front end by file type, run the rules, collect reports."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from camlint.engine import report_of
+from camlint.errors import InputError
+from camlint.findings import DocumentReport
+from camlint.specfile import SPEC_SUFFIXES, analyze_spec
+from camlint.yamlsafe import YAMLInputError
+
+TEX_SUFFIXES = (".tex", ".ltx", ".latex")
+
+
+def display_path(path: Path) -> str:
+    """Relative to the working directory when inside it (stable in CI logs and SARIF)."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def check_file(path: Path, *, spec: Path | None = None, config=None) -> DocumentReport:
+    display = display_path(path)
+    if not path.exists():
+        raise InputError("no such file", display)
+    if path.is_dir():
+        raise InputError("is a folder (use camlint check DIR to check every document in it)", display)
+    suffix = path.suffix.lower()
+    try:
+        if suffix in SPEC_SUFFIXES:
+            analysis = analyze_spec(path, display)
+        elif suffix in TEX_SUFFIXES:
+            from camlint.latex.analyze import analyze_latex  # keeps spec-only runs lighter
+
+            analysis = analyze_latex(path, display, spec=spec)
+        else:
+            raise InputError(f"unknown file type {suffix or '(none)'}: camlint reads .tex manuscripts "
+                             "and .yaml/.yml/.json camspec supplements", display)
+    except YAMLInputError as exc:
+        raise InputError(exc.message, display, exc.line, exc.col) from None
+    except PermissionError:
+        raise InputError("permission denied", display) from None
+    except IsADirectoryError:
+        raise InputError("is a folder", display) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
+    return report_of(analysis, config)
+
+
+def discover(folder: Path) -> list[Path]:
+    """Main .tex files (those with \\documentclass) and camspec files under a folder."""
+    from camlint.discover import documents_in
+
+    return documents_in(folder)

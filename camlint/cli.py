@@ -1,0 +1,125 @@
+"""Command line: `camlint [check] PATH...`, `camlint schema`, `camlint rules`, `camlint explain`.
+
+Exit status: 0 nothing at or above the fail level, 1 findings, 2 usage error or unreadable input.
+Heavy modules are imported inside commands so that `camlint --version` starts at once.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from camlint import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+FAIL_LEVELS = ("error", "warning", "info")
+CHECK_FORMATS = ("text", "concise", "json", "sarif", "github", "junit", "gitlab", "markdown")
+
+
+class DefaultCheckGroup(click.Group):
+    """`camlint paper.tex` means `camlint check paper.tex`."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["check", *args]
+        elif args and args[0].startswith("-") and args[0] not in ("--help", "-h", "--version"):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultCheckGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="camlint", message="%(prog)s %(version)s")
+def main():
+    """camlint: does the paper say how its Grad-CAM maps of a Vision Transformer were made?
+
+    Checks LaTeX manuscripts (following \\input/\\include) and camspec supplements
+    (.yaml, .yml, .json) against the 12-item reporting checklist.
+    """
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(CHECK_FORMATS), default=None,
+              help="Output format (default: text, or the config file's).")
+@click.option("--fail-on", type=click.Choice(FAIL_LEVELS), default=None,
+              help="Lowest severity that makes the exit status 1 (default: error).")
+@click.option("--spec", type=click.Path(path_type=Path, dir_okay=False),
+              help="A camspec supplement to combine with the manuscript into one report.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="Configuration file (default: found by walking up from each checked file).")
+@click.option("--select", multiple=True, help="Only these rules (code, prefix or name); repeatable.")
+@click.option("--ignore", multiple=True, help="Skip these rules (code, prefix or name); repeatable.")
+@click.option("--extend-select", multiple=True, help="Add rules to the selection; repeatable.")
+@click.option("--color/--no-color", default=None, help="Colour the text output (default: when a terminal).")
+def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend_select, color):
+    """Check manuscripts (.tex) and camspec supplements (.yaml/.yml/.json)."""
+    from camlint.config import CliOverrides, load_config
+    from camlint.runner import run_check
+
+    overrides = CliOverrides(select=select, ignore=ignore, extend_select=extend_select,
+                             fail_on=fail_on, format=fmt)
+    try:
+        result = run_check(list(paths), spec=spec, overrides=overrides, config_file=config_file)
+    except Exception as exc:  # a config file that cannot be read is a usage error
+        from camlint.errors import InputError
+
+        if isinstance(exc, InputError):
+            click.echo(f"camlint: {exc}", err=True)
+            sys.exit(EXIT_INPUT)
+        raise
+    from camlint.formats import render
+
+    fmt = result.format
+    color = sys.stdout.isatty() if color is None and not output else bool(color)
+    text = render(fmt, result.reports, result.errors, color=color)
+    _emit(text, output)
+    if result.errors and fmt not in ("text",):
+        for err in result.errors:
+            click.echo(f"camlint: {err}", err=True)
+    if result.errors:
+        sys.exit(EXIT_INPUT)
+    sys.exit(EXIT_FINDINGS if result.failed else EXIT_OK)
+
+
+@main.command()
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the schema to FILE.")
+def schema(output):
+    """Print the camspec JSON Schema."""
+    from camlint.resources import SCHEMA_FILE, schema_dir
+
+    _emit((schema_dir() / SCHEMA_FILE).read_text(encoding="utf-8"), output)
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text")
+def rules(fmt):
+    """List every rule: code, name, checklist key, default severity."""
+    from camlint.explain import rules_json, rules_table
+
+    click.echo(rules_json() if fmt == "json" else rules_table(sys.stdout.isatty()), nl=False)
+
+
+@main.command()
+@click.argument("code")
+def explain(code):
+    """Explain a rule: what it checks, why it matters, bad and good examples, how to fix."""
+    from camlint.explain import explain_rule, find_rule
+
+    rule = find_rule(code)
+    if rule is None:
+        click.echo(f"camlint: unknown rule {code!r} (camlint rules lists them)", err=True)
+        sys.exit(EXIT_INPUT)
+    click.echo(explain_rule(rule), nl=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

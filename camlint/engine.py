@@ -1,0 +1,52 @@
+"""Run the rules over an Analysis and assemble the DocumentReport."""
+from __future__ import annotations
+
+import bisect
+
+from camlint.analysis import Analysis
+from camlint.findings import ChecklistEntry, DocumentReport, Finding
+from camlint.keys import KEYS, NOT_APPLICABLE
+from camlint.rules import RULES
+
+
+def _section_of(analysis: Analysis, file: str, line: int) -> str:
+    """Title of the section enclosing (file, line): fingerprints survive moved lines."""
+    starts = sorted(ln for (f, ln) in analysis.sections if f == file)
+    i = bisect.bisect_right(starts, line) - 1
+    return analysis.sections[(file, starts[i])] if i >= 0 else ""
+
+
+def findings_of(analysis: Analysis, config=None) -> list[Finding]:
+    out: list[Finding] = []
+    for rule in RULES:
+        if config is not None and not config.enabled(rule, analysis.path):
+            continue
+        for hit in rule.check(analysis):
+            severity = hit.severity or rule.severity
+            if config is not None:
+                severity = config.severity_for(rule, severity)
+            out.append(Finding(
+                code=rule.code, name=rule.name, item=rule.item, severity=severity,
+                message=hit.message, hint=hit.hint or rule.hint,
+                file=hit.file, line=hit.line, col=hit.col,
+                section=_section_of(analysis, hit.file, hit.line)))
+    out.sort(key=lambda f: (f.file != analysis.path, f.file, f.line, f.col, f.code))
+    return out
+
+
+def report_of(analysis: Analysis, config=None) -> DocumentReport:
+    rep = DocumentReport(path=analysis.path, kind=analysis.kind, uses_cam_on_transformer=analysis.uses_cam)
+    for key in KEYS:
+        status = analysis.statuses.get(key, NOT_APPLICABLE)
+        if not analysis.uses_cam:
+            rep.checklist[key] = ChecklistEntry(NOT_APPLICABLE, None, [])
+            continue
+        rep.checklist[key] = ChecklistEntry(status, analysis.values.get(key),
+                                            list(analysis.evidence.get(key) or []))
+    findings = findings_of(analysis, config)
+    if config is not None:
+        findings, suppressed = config.apply_suppressions(analysis, findings)
+        rep.suppressed = suppressed
+    rep.findings = findings
+    rep.spec = analysis.specs[0].data if analysis.specs else None
+    return rep

@@ -1,0 +1,86 @@
+"""`camlint rules` and `camlint explain`, and the rule pages under rules/: all from the rule units."""
+from __future__ import annotations
+
+import json
+
+from camlint.rules import BY_CODE, BY_NAME, RULES
+
+GROUPS = {
+    "CAM0": "Input and suppressions", "CAM1": "Completeness", "CAM2": "Consistency",
+    "CAM3": "Spec and schema", "CAM4": "Citation and justification",
+    "CAM5": "Reproducibility artifacts",
+}
+
+
+def find_rule(code_or_name: str):
+    return BY_CODE.get(code_or_name.upper()) or BY_NAME.get(code_or_name.lower())
+
+
+def rules_json() -> str:
+    rows = [{"code": r.code, "name": r.name, "item": r.item, "severity": r.severity,
+             "group": GROUPS[r.code[:4]], "summary": r.summary} for r in RULES]
+    return json.dumps(rows, indent=2) + "\n"
+
+
+def rules_table(color: bool = False) -> str:
+    from camlint.formats.text import _console
+    from rich.table import Table
+
+    console, buf = _console(color, None)
+    table = Table(title="camlint rules", title_justify="left")
+    for col in ("code", "name", "item", "severity", "summary"):
+        table.add_column(col, overflow="fold")
+    for r in RULES:
+        table.add_row(r.code, r.name, r.item or "", r.severity, r.summary)
+    console.print(table)
+    return buf.getvalue()
+
+
+def _block(text: str, lang: str) -> str:
+    return f"```{lang}\n{text.rstrip()}\n```"
+
+
+def rule_page(rule) -> str:
+    """The Markdown page of a rule (rules/CAMxxx-name.md and `camlint explain`)."""
+    lang = "yaml" if rule.example_format == "yaml" else "latex"
+    item = f"`{rule.item}`" if rule.item else "none (document level)"
+    return "\n".join([
+        f"# {rule.code} {rule.name}",
+        "",
+        f"Group: {GROUPS[rule.code[:4]]}. Checklist item: {item}. Default severity: {rule.severity}.",
+        "",
+        "## What it checks",
+        "",
+        rule.summary,
+        "",
+        "## Why it matters",
+        "",
+        rule.rationale,
+        "",
+        "## Bad",
+        "",
+        _block(rule.bad, lang),
+        "",
+        "## Good",
+        "",
+        _block(rule.good, lang),
+        "",
+        "## How to fix",
+        "",
+        rule.hint,
+        "",
+        "## Suppress",
+        "",
+        f"`% camlint: disable-next-line={rule.code} -- reason` before the line, "
+        f"`% camlint: disable={rule.code} -- reason` for the rest of the document, or "
+        f"`x-camlint-ignore: [\"{rule.code} -- reason\"]` in a camspec file.",
+        "",
+    ])
+
+
+def explain_rule(rule) -> str:
+    return rule_page(rule)
+
+
+def page_name(rule) -> str:
+    return f"{rule.code}-{rule.name}.md"

@@ -1,0 +1,111 @@
+"""Terminal output (rich): findings grouped by file with the source line, then the checklist."""
+from __future__ import annotations
+
+import io
+import os
+from collections import defaultdict
+from functools import lru_cache
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from camlint.keys import KEYS
+
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+_STATUS_STYLE = {"reported": "green", "partial": "yellow", "missing": "red", "not_applicable": "dim"}
+
+
+@lru_cache(maxsize=256)
+def _lines(path: str) -> tuple[str, ...]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return tuple(fh.read(4_000_000).splitlines())
+    except OSError:
+        return ()
+
+
+def _source_line(path: str, line: int) -> str | None:
+    lines = _lines(path)
+    return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def short_value(value, limit: int = 60) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        if set(value) <= {"text", "note"}:
+            text = str(value.get("text", value.get("note")))
+        else:
+            text = ", ".join(f"{k}: {v}" for k, v in value.items() if k != "text")
+    else:
+        text = str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _console(color: bool | None, width: int | None) -> tuple[Console, io.StringIO]:
+    buf = io.StringIO()
+    width = width or int(os.environ.get("COLUMNS", 0) or 110)
+    console = Console(file=buf, force_terminal=bool(color), no_color=not color, width=width,
+                      highlight=False, soft_wrap=False, emoji=False)
+    return console, buf
+
+
+def render(reports, errors=(), *, color: bool | None = None, width: int | None = None, **_) -> str:
+    console, buf = _console(color, width)
+    for err in errors:
+        console.print(Text(f"{err}", style="bold red"))
+    for rep in reports:
+        _render_report(console, rep)
+    totals = defaultdict(int)
+    for rep in reports:
+        for f in rep.findings:
+            totals[f.severity] += 1
+    parts = [f"{totals[s]} {s}{'s' if totals[s] != 1 else ''}" for s in ("error", "warning", "info") if totals[s]]
+    docs = f"{len(reports)} document{'s' if len(reports) != 1 else ''}"
+    console.print(Text(f"{docs} checked: " + (", ".join(parts) if parts else "no findings"),
+                       style="bold"))
+    return buf.getvalue()
+
+
+def _render_report(console: Console, rep) -> None:
+    console.print(Text(rep.path, style="bold underline"))
+    if not rep.uses_cam_on_transformer:
+        console.print("  no CAM-style method applied to a transformer was found: nothing to report")
+    by_file = defaultdict(list)
+    for f in rep.findings:
+        by_file[f.file].append(f)
+    for file, findings in by_file.items():
+        for f in findings:
+            head = Text(f"  {f.file}:{f.line}:{f.col}  ")
+            head.append(f"{f.severity:<7}", style=_STYLE[f.severity])
+            head.append(f" {f.code} ", style="bold")
+            head.append(f"{f.name}: ", style="dim")
+            head.append(f.message)
+            console.print(head)
+            src = _source_line(f.file, f.line)
+            if src is not None and src.strip():
+                console.print(Text(f"      {f.line:>4} | {src.rstrip()[:160]}", style="dim"))
+            console.print(Text(f"           hint: {f.hint}", style="italic"))
+    for f in rep.suppressed:
+        console.print(Text(f"  {f.file}:{f.line}:{f.col}  suppressed {f.code}: {f.suppressed or 'no reason given'}",
+                           style="dim"))
+    if rep.uses_cam_on_transformer:
+        console.print(checklist_table(rep))
+    console.print()
+
+
+def checklist_table(rep) -> Table:
+    table = Table(title=f"Checklist: {rep.path}", title_justify="left", expand=False)
+    table.add_column("key")
+    table.add_column("status")
+    table.add_column("value", overflow="fold", max_width=60)
+    table.add_column("where stated", overflow="fold")
+    for key in KEYS:
+        entry = rep.checklist[key]
+        where = ", ".join(f"line {e.line}" if e.file == rep.path else f"{e.file}:{e.line}"
+                          for e in entry.evidence[:2])
+        table.add_row(key, Text(entry.status, style=_STATUS_STYLE[entry.status]),
+                      short_value(entry.value), where)
+    return table

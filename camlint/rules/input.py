@@ -1,0 +1,86 @@
+"""CAM0xx: input problems. The document could not be read in full; what was read is checked."""
+from __future__ import annotations
+
+from camlint.rules.base import Rule, from_problems
+
+INCLUDE_OUTSIDE_PROJECT = Rule(
+    code="CAM001", name="include-outside-project", item=None, severity="error",
+    summary="An \\input/\\include points outside the project folder; it is not read.",
+    rationale="A submission is a self-contained folder. Following a path such as ../../etc/passwd "
+              "would read files that are not part of the paper (and is how a hostile submission "
+              "could exfiltrate data), so camlint refuses it and the included text is not checked.",
+    bad="\\input{../../shared/method}",
+    good="\\input{sections/method}",
+    hint="Move the file into the project folder and include it by a relative path.",
+    check=from_problems("CAM001"),
+)
+
+INCLUDE_MISSING = Rule(
+    code="CAM002", name="include-not-found", item=None, severity="error",
+    summary="An included file does not exist in the project.",
+    rationale="Whatever the missing file says about the CAM procedure cannot be checked, so every "
+              "checklist item it might report is judged without it.",
+    bad="\\input{sections/missing}",
+    good="\\input{sections/method}",
+    hint="Add the file to the submission, or fix the path (relative to the main file's folder; "
+         "the .tex extension is optional).",
+    check=from_problems("CAM002"),
+)
+
+INCLUDE_CYCLE = Rule(
+    code="CAM003", name="include-cycle", item=None, severity="error",
+    summary="Files include each other in a cycle; the repeated include is skipped.",
+    rationale="LaTeX would loop forever; camlint reads each file once and reports the cycle.",
+    bad="% a.tex\n\\input{b}\n% b.tex\n\\input{a}",
+    good="% a.tex\n\\input{b}\n% b.tex\nText.",
+    hint="Remove the include that closes the cycle.",
+    check=from_problems("CAM003"),
+)
+
+MALFORMED_LATEX = Rule(
+    code="CAM004", name="malformed-latex", item=None, severity="warning",
+    summary="Unbalanced braces, an unclosed environment or a stray \\end.",
+    rationale="camlint reads malformed LaTeX as well as it can, but text after the defect may be "
+              "attributed to the wrong environment; the paper will not compile either.",
+    bad="\\begin{itemize}\n\\item one\n\\section{Method}",
+    good="\\begin{itemize}\n\\item one\n\\end{itemize}\n\\section{Method}",
+    hint="Close the environment or balance the braces at the reported line.",
+    check=from_problems("CAM004"),
+)
+
+UNREADABLE_INPUT = Rule(
+    code="CAM005", name="unreadable-input", item=None, severity="error",
+    summary="A file could not be read in full (size limit, binary content, encoding).",
+    rationale="Reviewers run camlint on untrusted submissions, so it bounds what it reads; text "
+              "beyond the limit is not checked.",
+    bad="(a 200 MB .tex file)",
+    good="(the manuscript's text files)",
+    hint="Keep generated data out of \\input files; include only manuscript text.",
+    check=from_problems("CAM005"),
+)
+
+RULES = (INCLUDE_OUTSIDE_PROJECT, INCLUDE_MISSING, INCLUDE_CYCLE, MALFORMED_LATEX, UNREADABLE_INPUT)
+
+UNUSED_SUPPRESSION = Rule(
+    code="CAM006", name="unused-suppression", item=None, severity="warning",
+    summary="A camlint suppression comment matches no finding.",
+    rationale="Stale suppressions hide future problems: once the text is fixed, the comment "
+              "should go, or it will silence the next regression.",
+    bad="% camlint: disable-next-line=CAM103 -- layer given in the appendix\n"
+        "We use the last transformer block (index 11).",
+    good="We use the last transformer block (index 11).",
+    hint="Delete the suppression comment, or point it at the line that needs it.",
+    check=lambda analysis: (),   # reported by camlint.suppress after suppressions are applied
+)
+
+UNKNOWN_SUPPRESSION = Rule(
+    code="CAM007", name="unknown-suppression-code", item=None, severity="warning",
+    summary="A camlint suppression names a code or rule name that does not exist.",
+    rationale="A misspelt code suppresses nothing, so the finding it was meant for still fails CI "
+              "while the comment suggests otherwise.",
+    bad="% camlint: disable=CAM999 -- typo", good="% camlint: disable=CAM110 -- signed maps by design",
+    hint="Use a code from camlint rules (e.g. CAM110) or a rule name (missing-relu).",
+    check=lambda analysis: (),   # reported by camlint.suppress
+)
+
+RULES = RULES + (UNUSED_SUPPRESSION, UNKNOWN_SUPPRESSION)

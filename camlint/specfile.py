@@ -1,0 +1,71 @@
+"""The supplement front end: a camspec YAML/JSON file -> Analysis."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from camlint import judge, schema
+from camlint.analysis import Analysis, SpecSource
+from camlint.architectures import arch_info
+from camlint.findings import Evidence
+from camlint.keys import KEYS
+from camlint.yamlsafe import LoadedYAML, load_file
+
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def spec_values(data: dict) -> dict:
+    """The checklist part of a camspec, as the judge reads it."""
+    return {k: data.get(k) for k in KEYS} if isinstance(data, dict) else {k: None for k in KEYS}
+
+
+def source_from(loaded: LoadedYAML, display: str, line_offset: int = 0, embedded: bool = False) -> SpecSource:
+    data = loaded.data if isinstance(loaded.data, dict) else {}
+    return SpecSource(display, data, loaded, line_offset, embedded)
+
+
+def spec_evidence(src: SpecSource, lines: list[str]) -> dict[str, list[Evidence]]:
+    """One evidence per key stated in the spec: the line of its YAML key."""
+    out: dict[str, list[Evidence]] = {}
+    for key in KEYS:
+        if key in src.data:
+            line, col = src.position((key,))
+            text = lines[line - 1].strip() if 0 < line <= len(lines) else key
+            out[key] = [Evidence(src.file, line, col, text)]
+    return out
+
+
+def prefix_tokens_of(values: dict) -> bool | None:
+    model = values.get("model")
+    arch = model.get("arch") if isinstance(model, dict) else model if isinstance(model, str) else None
+    info = arch_info(arch) if isinstance(arch, str) else None
+    return None if info is None else info.num_prefix_tokens > 0
+
+
+def analyze_spec(path: Path, display: str) -> Analysis:
+    """Validate a supplement and judge every key. Raises YAMLInputError for unreadable input."""
+    loaded = load_file(path)
+    text_lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    src = source_from(loaded, display)
+    a = Analysis(path=display, kind="spec", anchor=(display, 1, 1))
+    a.specs.append(src)
+    a.problems.extend(schema.validate(loaded.data, loaded, display))
+    a.values = spec_values(src.data)
+    a.statuses = judge.statuses(a.values, prefix_tokens=prefix_tokens_of(a.values))
+    a.evidence.update(spec_evidence(src, text_lines))
+    a.sections = {(display, ev.line): key for key, evs in a.evidence.items() for ev in evs}
+    a.suppressions.extend(ignores_of(src))
+    return a
+
+
+def ignores_of(src: SpecSource) -> list:
+    """Directives from a spec's x-camlint-ignore list."""
+    from camlint.suppress import parse_ignore_entry
+
+    entries = src.data.get("x-camlint-ignore")
+    if not isinstance(entries, list):
+        return []
+    out = []
+    for i, entry in enumerate(entries):
+        line, col = src.position(("x-camlint-ignore", i))
+        out.append(parse_ignore_entry(entry, src.file, line, col))
+    return out
