@@ -1,1 +1,115 @@
-"""camlint.extract."""
+"""The prose pipeline: text units -> sentences -> candidate mentions -> per-key decisions.
+
+    doc = build_units(project, relevant)      # camlint.latex.units
+    result = extract(doc)                     # values, evidence and mentions per key
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from camlint.extract import decide as D
+from camlint.extract import mentions as Mn
+from camlint.extract import special
+from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
+from camlint.extract.vocab import vocabulary
+from camlint.findings import Evidence
+from camlint.keys import KEYS
+from camlint.latex.units import DocumentText, Sentence
+
+SLOT_ORDER = {
+    "target": ("kind", "class"),
+    "reshape": ("grid", "order"),
+    "heads": ("aggregate", "order"),
+    "postprocess": ("normalize", "upsample"),
+}
+_INPUT_SIZE = [
+    re.compile(r"\bH\s*×\s*W\s*=\s*(\d+)\s*×\s*(\d+)", re.I),
+    re.compile(r"\b(?:resized|resampled|cropped|rescaled) to\s*(\d{2,4})\s*×\s*(\d{2,4})", re.I),
+    re.compile(r"\b(\d{2,4})\s*×\s*(\d{2,4})\s*(?:pixels?|px)\b", re.I),
+    re.compile(r"\bH\s*=\s*W\s*=\s*(\d+)()", re.I),
+]
+
+
+@dataclass
+class Extraction:
+    uses_cam: bool
+    values: dict = field(default_factory=dict)
+    evidence: dict = field(default_factory=dict)
+    mentions: dict = field(default_factory=dict)
+    sentences: list = field(default_factory=list)
+    scope: Scope | None = None
+    anchor: tuple | None = None
+
+
+def relevant(chunk: str) -> bool:
+    return bool(vocabulary().prefilter.search(chunk))
+
+
+def _cam_method_pattern(vocab) -> re.Pattern:
+    parts = [rx.pattern for e in vocab.entries["method"] if not e.vague for rx in e.patterns]
+    parts += [r"class[- ]activation maps?", r"gradient[- ]based (?:saliency|attribution|explanation)"]
+    return re.compile("|".join(f"(?:{p})" for p in parts), re.I)
+
+
+def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
+    """H/16 x W/16 counts as a grid when H and W are stated somewhere in the paper."""
+    grid = value.get("grid")
+    if not isinstance(grid, dict) or "formula" not in grid:
+        return value
+    patch = grid["patch"]
+    for rx in _INPUT_SIZE:
+        for s in sentences:
+            m = rx.search(s.text)
+            if m:
+                h = int(m.group(1))
+                w = int(m.group(2) or h)
+                if h % patch == 0 and w % patch == 0:
+                    return {**value, "grid": [h // patch, w // patch]}
+    return {**{k: v for k, v in value.items() if k != "grid"}, "text": grid["formula"]}
+
+
+def extract(doc: DocumentText) -> Extraction:
+    vocab = vocabulary()
+    sentences = [s for s in doc.sentences() if s.unit.kind != "code"]
+    scope = build_scope(doc, sentences, vocab)
+    cam_rx = _cam_method_pattern(vocab)
+    result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, scope.cam_sections),
+                        sentences=sentences, scope=scope)
+    in_scope = [s for s in sentences if scope.in_scope(s)]
+    mentions = {k: [] for k in KEYS}
+    for s in sentences:
+        if scope.role_ok(s) and s.section.role != "introduction" and s.unit.kind not in ("heading",):
+            mentions["method"].extend(m for m in Mn.find(vocab, "method", s)
+                                      if not vocab.contrast.search(s.text[max(0, m.start - 80):m.start]))
+    for s in in_scope:
+        for key in ("layer", "location", "target", "tokens", "reshape", "weighting", "heads", "relu", "postprocess"):
+            mentions[key].extend(Mn.find(vocab, key, s))
+    result.mentions = mentions
+    values, evidence = {}, {}
+    values["model"], evidence["model"] = special.decide_model(sentences, scope, vocab)
+    values["method"], evidence["method"] = special.decide_method(sentences, scope, vocab, mentions["method"])
+    values["layer"], evidence["layer"] = D.decide_layer(mentions["layer"])
+    values["location"], evidence["location"] = D.decide_single(mentions["location"])
+    values["tokens"], evidence["tokens"] = D.decide_tokens(mentions["tokens"])
+    for key, order in SLOT_ORDER.items():
+        values[key], evidence[key] = D.decide_slots(key, mentions[key], order)
+    if isinstance(values["reshape"], dict):
+        values["reshape"] = _resolve_formula(values["reshape"], sentences)
+    values["weighting"], evidence["weighting"] = D.decide_single(mentions["weighting"])
+    values["relu"], evidence["relu"] = D.decide_single(mentions["relu"], multi_in_sentence=True)
+    values["implementation"], evidence["implementation"] = special.decide_implementation(sentences, scope, vocab)
+    result.values, result.evidence = values, evidence
+    result.anchor = _anchor(evidence, in_scope, sentences)
+    return result
+
+
+def _anchor(evidence: dict, in_scope: list[Sentence], sentences: list[Sentence]) -> tuple | None:
+    """Where document-level findings point: the first statement of the CAM method."""
+    ev: list[Evidence] = evidence.get("method") or []
+    if ev:
+        return ev[0].file, ev[0].line, ev[0].col
+    for s in in_scope or sentences:
+        line, col = s.line_col(0)
+        return s.unit.file.display, line, col
+    return None

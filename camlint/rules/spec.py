@@ -43,3 +43,16 @@ SPEC_DUPLICATE_KEY = Rule(
 )
 
 RULES = (SPEC_INVALID_VALUE, SPEC_UNKNOWN_KEY, SPEC_NONCANONICAL_VALUE, SPEC_DUPLICATE_KEY)
+
+CAMSPEC_UNREADABLE = Rule(
+    code="CAM305", name="camspec-unreadable", item=None, severity="error",
+    summary="A camspec block in the manuscript (or a file it links) is not readable YAML.",
+    rationale="The machine-readable spec is the most precise statement a paper makes; when it "
+              "cannot be read, none of its values count and the prose alone is judged.",
+    bad="\\begin{camspec}\nlayer: {block: 11\n\\end{camspec}",
+    good="\\begin{camspec}\nlayer: {block: 11}\n\\end{camspec}",
+    hint="Fix the YAML at the reported line (camlint check on the block's content shows the error).",
+    check=from_problems("CAM305"),
+)
+
+RULES = RULES + (CAMSPEC_UNREADABLE,)

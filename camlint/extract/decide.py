@@ -1,0 +1,148 @@
+"""Per-key decisions: from the mentions of a key to a camspec-shaped value and its evidence.
+
+A concrete mention of a slot beats a vague one; among concrete mentions the strongest wins
+(code identifiers over prose), then the one in the method section over the abstract, then the
+first in reading order. A key with only vague mentions gets {"text": ...}, which the judge
+reads as partial.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from camlint.extract.mentions import Mention
+from camlint.findings import Evidence
+
+MAX_EVIDENCE = 4
+
+
+def best(mentions: list[Mention]) -> Mention | None:
+    if not mentions:
+        return None
+    top = max(m.rank() for m in mentions)
+    return next(m for m in mentions if m.rank() == top)
+
+
+def evidence_of(mentions: list[Mention], primary: Mention | None) -> list[Evidence]:
+    """Primary mention first, then other lines saying the same (one evidence per line)."""
+    ordered = ([primary] if primary else []) + [m for m in mentions if m is not primary]
+    out, seen = [], set()
+    for m in ordered:
+        file, line, col = m.position()
+        if (file, line) in seen:
+            continue
+        seen.add((file, line))
+        out.append(Evidence(file, line, col, _snippet(m)))
+        if len(out) >= MAX_EVIDENCE:
+            break
+    return out
+
+
+def _snippet(m: Mention, width: int = 100) -> str:
+    text = m.sentence.text
+    a = max(0, m.start - 40)
+    b = min(len(text), max(m.end + 40, a + 60))
+    snippet = " ".join(text[a:b].split())
+    return snippet if len(snippet) <= width else snippet[:width - 1] + "…"
+
+
+def _vague_value(mentions: list[Mention]) -> dict:
+    m = best(mentions)
+    return {"text": " ".join(m.text.split())}
+
+
+def decide_slots(key: str, mentions: list[Mention], order: tuple[str, ...]) -> tuple[object, list[Evidence]]:
+    """Generic decision for keys made of named slots (target, heads, postprocess, reshape...)."""
+    concrete = [m for m in mentions if not m.vague]
+    if not concrete:
+        if not mentions:
+            return None, []
+        return _vague_value(mentions), evidence_of(mentions, best(mentions))
+    by_slot: dict[str, list[Mention]] = defaultdict(list)
+    for m in concrete:
+        by_slot[m.slot].append(m)
+    value, used = {}, []
+    for slot in order:
+        if slot in by_slot:
+            chosen = best(by_slot[slot])
+            value[slot] = chosen.value
+            used.extend(x for x in by_slot[slot] if x.value == chosen.value)
+    primary = next((best(by_slot[s]) for s in order if s in by_slot), None)
+    return value, evidence_of(used, primary)
+
+
+def decide_single(mentions: list[Mention], multi_in_sentence: bool = False) -> tuple[object, list[Evidence]]:
+    """Keys with one value (location, weighting, relu); relu may hold several from one sentence."""
+    concrete = [m for m in mentions if not m.vague]
+    if not concrete:
+        if not mentions:
+            return None, []
+        return _vague_value(mentions), evidence_of(mentions, best(mentions))
+    chosen = best(concrete)
+    value = chosen.value
+    if multi_in_sentence:
+        same = sorted({m.value for m in concrete if m.sentence is chosen.sentence},
+                      key=lambda v: ["on_gradients", "on_products", "after_combination", "none"].index(v)
+                      if v in ("on_gradients", "on_products", "after_combination", "none") else 9)
+        if len(same) > 1 and "none" not in same:
+            value = same
+    agreeing = [m for m in concrete if m.value == chosen.value or (isinstance(value, list) and m.value in value)]
+    return value, evidence_of(agreeing, chosen)
+
+
+def decide_layer(mentions: list[Mention]) -> tuple[object, list[Evidence]]:
+    where = [m for m in mentions if m.slot == "where" and not m.vague]
+    if not where:
+        vague = [m for m in mentions if m.vague]
+        if not vague:
+            return None, []
+        return _vague_value(vague), evidence_of(vague, best(vague))
+    chosen = best(where)
+    value = dict(chosen.value) if isinstance(chosen.value, dict) else {"block": chosen.value}
+    value.pop("ordinal", None)
+    if "blocks" in value and len(value["blocks"]) > 1:
+        combine = [m for m in mentions if m.slot == "combine"]
+        if combine:
+            value["combine"] = best(combine).value
+    same = [m for m in where if _same_layer(m.value, chosen.value)]
+    return value, evidence_of(same + [m for m in mentions if m.slot == "combine"], chosen)
+
+
+def _same_layer(a, b) -> bool:
+    def norm(v):
+        if isinstance(v, dict):
+            return tuple(sorted((k, tuple(x) if isinstance(x, list) else x) for k, x in v.items() if k != "ordinal"))
+        return v
+    return norm(a) == norm(b)
+
+
+def decide_tokens(mentions: list[Mention]) -> tuple[object, list[Evidence]]:
+    concrete = [m for m in mentions if not m.vague]
+    if not concrete:
+        if not mentions:
+            return None, []
+        return _vague_value(mentions), evidence_of(mentions, best(mentions))
+    drops = [m for m in concrete if m.slot == "drop"]
+    value: dict = {}
+    if drops:
+        kept = [m for m in drops if m.value == "kept"]
+        dropped = [m for m in drops if m.value != "kept"]
+        chosen = best(dropped) if dropped and (not kept or best(dropped).rank() >= best(kept).rank()) else best(kept)
+        if chosen.value == "kept":
+            value["drop"] = []
+            used = kept
+        else:
+            names = []
+            for m in dropped:
+                for v in (m.value if isinstance(m.value, list) else [m.value]):
+                    if v not in names:
+                        names.append(v)
+            value["drop"] = sorted(names, key=["cls", "dist", "registers"].index)
+            used = dropped
+    else:
+        used, chosen = [], None
+    grads = [m for m in concrete if m.slot == "gradients_from"]
+    if grads:
+        value["gradients_from"] = "cls"
+        used = used + grads
+        chosen = chosen or best(grads)
+    return value, evidence_of(used, chosen)

@@ -1,0 +1,136 @@
+"""Candidate mentions: what one sentence says about one checklist key, with its position."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from camlint.extract.scope import KIND_RANK, ROLE_RANK, clause_before
+from camlint.extract.vocab import Entry, Vocabulary
+from camlint.latex.units import Sentence
+
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+            "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12}
+NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_NOT_A_CLASS = {"predicted", "ground", "ground-truth", "true", "target", "correct", "same", "given",
+                "respective", "corresponding", "whole", "output", "top", "top-1", "highest", "each",
+                "every", "one", "other", "first", "second", "last", "final", "relevant", "that", "this"}
+_GRID_CONTEXT_BAD = re.compile(r"(?:patch(?:es)? (?:size )?(?:of )?|kernel|window|conv|crop(?:ped)? to|"
+                               r"resolution|input|images? of|tiles?|chips?|slices? of|pixels? of)\s*$", re.I)
+
+
+@dataclass
+class Mention:
+    key: str
+    slot: str
+    value: object                 # canonical value, "vague", or parsed data
+    sentence: Sentence
+    start: int                    # offsets within the sentence text
+    end: int
+    strength: int = 1
+    data: dict = field(default_factory=dict)
+
+    @property
+    def vague(self) -> bool:
+        return self.value == "vague"
+
+    @property
+    def text(self) -> str:
+        return self.sentence.text[self.start:self.end]
+
+    def position(self) -> tuple[str, int, int]:
+        line, col = self.sentence.line_col(self.start)
+        return self.sentence.unit.file.display, line, col
+
+    def rank(self) -> tuple:
+        s = self.sentence
+        return (self.strength, ROLE_RANK.get(s.section.role, 2), KIND_RANK.get(s.unit.kind, 2))
+
+
+def negated(vocab: Vocabulary, text: str, start: int) -> bool:
+    return bool(vocab.negation.search(clause_before(text, start, 50)))
+
+
+def _int(s: str) -> int | None:
+    s = re.sub(r"^[lL]\s*=\s*", "", s.strip())
+    try:
+        return int(s)
+    except ValueError:
+        return None
+
+
+def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
+    """(value, data) for entries whose value is read from the matched text."""
+    g = m.groupdict()
+    kind = entry.parse
+    if kind in ("code", "index"):
+        n = _int(g.get("n") or "")
+        if n is None:
+            return None
+        return {"block": n}, {}
+    if kind == "ordinal":
+        word = g["ord"].lower()
+        n = ORDINALS.get(word) or _int(re.sub(r"(st|nd|rd|th)$", "", word))
+        if n is None:
+            return None
+        if "stage" in m.group(0).lower():
+            return {"stage": n}, {}
+        return {"block": n - 1, "ordinal": word}, {}
+    if kind == "list":
+        text = g["list"]
+        rng = re.match(r"\s*(\d+)\s*(?:–|-|to)+\s*(\d+)", text)
+        if rng:
+            a, b = int(rng.group(1)), int(rng.group(2))
+            if not 0 <= b - a <= 48:
+                return None
+            return {"blocks": list(range(a, b + 1))}, {}
+        nums = [int(x) for x in re.findall(r"\d+", text)]
+        return {"blocks": nums}, {}
+    if kind == "last_n":
+        word = g["n"].lower()
+        n = NUMBERS.get(word) or _int(word)
+        if not n or n > 48:
+            return None
+        return {"blocks": list(range(-n, 0))}, {}
+    if kind == "grid":
+        r, c = int(g["r"]), int(g["c"])
+        if not (2 <= r <= 64 and 2 <= c <= 64):
+            return None
+        return [r, c], {}
+    if kind == "formula":
+        return {"formula": m.group(0), "patch": int(g["p"])}, {}
+    if kind == "named_class":
+        name = g["name"].lower()
+        if name in _NOT_A_CLASS:
+            return None
+        return name, {}
+    return entry.value, {}
+
+
+def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
+    """All mentions of `key` in one sentence (longest first where patterns overlap)."""
+    text = sentence.text
+    out: list[Mention] = []
+    taken: list[tuple[int, int, str]] = []
+    for entry in vocab.entries[key]:
+        if entry.needs and not vocab.cues[entry.needs].search(text):
+            continue
+        for rx in entry.patterns:
+            for m in rx.finditer(text):
+                if any(a <= m.start() < b and slot == entry.slot for a, b, slot in taken):
+                    continue   # an earlier (more specific) entry already read these words
+                value, data = entry.value, {}
+                if entry.parse:
+                    parsed = _parse(entry, m)
+                    if parsed is None:
+                        continue
+                    value, data = parsed
+                if entry.parse == "grid" and _GRID_CONTEXT_BAD.search(text[max(0, m.start() - 30):m.start()]):
+                    continue
+                if negated(vocab, text, m.start()):
+                    if entry.negated in (None, "skip"):
+                        continue
+                    value = entry.negated
+                taken.append((m.start(), m.end(), entry.slot))
+                out.append(Mention(key, entry.slot, value, sentence, m.start(), m.end(),
+                                   entry.strength, data))
+    return out

@@ -1,0 +1,93 @@
+"""Which sentences speak about the paper's own CAM procedure, and does the paper use one at all.
+
+A section is in CAM scope when its title or its text mentions a CAM method or map; a sentence
+is in scope when its section is, or when it mentions one itself. Related work and the
+introduction describe other people's choices and are never in scope; a sentence about a CNN
+baseline (ResNet, layer4, convolutional stage) and not about the transformer is skipped.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from camlint.extract.vocab import Vocabulary
+from camlint.latex.units import DocumentText, Sentence
+
+OUT_OF_SCOPE_ROLES = frozenset({"related", "introduction", "references", "acknowledgements"})
+ROLE_RANK = {"method": 5, "appendix": 5, "experiments": 4, "other": 3, "front": 2, "abstract": 2,
+             "conclusion": 1, "introduction": 0, "related": 0, "references": 0, "acknowledgements": 0}
+KIND_RANK = {"text": 3, "footnote": 3, "item": 3, "code": 3, "row": 2, "caption": 2, "heading": 1, "title": 1}
+
+
+def clause_before(text: str, start: int, limit: int = 60) -> str:
+    """The words of the clause that precede position `start` (for negation and contrast)."""
+    head = text[max(0, start - limit):start]
+    cut = max(head.rfind(c) for c in ",;:()—–")
+    return head[cut + 1:] if cut >= 0 else head
+
+
+@dataclass
+class Scope:
+    vocab: Vocabulary
+    cam_sections: set[int] = field(default_factory=set)
+
+    def role_ok(self, s: Sentence) -> bool:
+        return s.section.role not in OUT_OF_SCOPE_ROLES
+
+    def is_cnn_only(self, s: Sentence) -> bool:
+        return bool(self.vocab.cnn.search(s.text)) and not self.vocab.transformer.search(s.text)
+
+    def in_scope(self, s: Sentence) -> bool:
+        if not self.role_ok(s) or s.unit.kind in ("heading", "title"):
+            return False
+        if self.is_cnn_only(s):
+            return False
+        return s.section.index in self.cam_sections or bool(self.vocab.cam_triggers.search(s.text))
+
+
+def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary) -> Scope:
+    scope = Scope(vocab)
+    for sec in doc.sections:
+        if sec.role not in OUT_OF_SCOPE_ROLES and sec.title and vocab.cam_titles.search(sec.title):
+            scope.cam_sections.add(sec.index)
+    for s in sentences:
+        if s.section.role in OUT_OF_SCOPE_ROLES or scope.is_cnn_only(s):
+            continue
+        if vocab.cam_triggers.search(s.text) and not _contrasted(s.text, vocab.cam_triggers, vocab):
+            scope.cam_sections.add(s.section.index)
+    return scope
+
+
+def _contrasted(text: str, pattern: re.Pattern, vocab: Vocabulary) -> bool:
+    """Every mention of `pattern` in the sentence is contrasted or negated."""
+    found = False
+    for m in pattern.finditer(text):
+        found = True
+        if not vocab.contrast.search(clause_before(text, m.start(), 80)):
+            return False
+    return found
+
+
+def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
+                            cam_sections: set[int] = frozenset()) -> bool:
+    """A CAM-style method is applied (not merely contrasted), and the paper's model is a transformer."""
+    applied = own_transformer = False
+    cam_model_mentions = []
+    for s in sentences:
+        if s.section.role in ("related", "references"):
+            continue
+        has_transformer = bool(vocab.transformer.search(s.text)) and not vocab.contrast.search(s.text)
+        if has_transformer and s.section.role != "introduction":
+            own_transformer = True
+        if method_names.search(s.text) and not _contrasted(s.text, method_names, vocab):
+            applied = True
+            cam_model_mentions.append((has_transformer, bool(vocab.cnn.search(s.text))))
+    if not (applied and own_transformer):
+        return False
+    # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
+    on_transformer = [t for t, c in cam_model_mentions if t]
+    on_cnn_only = [c for t, c in cam_model_mentions if c and not t]
+    if on_transformer or not on_cnn_only:
+        return True
+    # the CAM sections name the transformer ("For the transformer, features are taken from...")
+    return any(vocab.transformer.search(s.text) for s in sentences if s.section.index in cam_sections)

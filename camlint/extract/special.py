@@ -1,0 +1,130 @@
+"""Keys read with their own logic: model (architecture + weights), method, implementation."""
+from __future__ import annotations
+
+import re
+
+from camlint.extract.decide import evidence_of
+from camlint.extract.mentions import Mention
+from camlint.extract.scope import ROLE_RANK, Scope
+from camlint.extract.vocab import Vocabulary
+from camlint.latex.units import Sentence
+
+
+def _mention(key, slot, value, s: Sentence, m: re.Match, strength: int = 1) -> Mention:
+    return Mention(key, slot, value, s, m.start(), m.end(), strength)
+
+
+def _arch_specificity(text: str) -> int:
+    t = text.lower()
+    if re.match(r"^(vit|deit|swin|beit|eva)\d*_", t):
+        return 3
+    if "/" in t or re.search(r"-(ti|t|s|b|l|h|tiny|small|base|large|huge)\b", t):
+        return 2
+    return 1
+
+
+def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
+    """Architecture and weights of the transformer, from any section but related work."""
+    arch_m, weight_m, vague_m = [], [], []
+    units_with_arch = set()
+    for s in sentences:
+        if not scope.role_ok(s) or s.section.role == "introduction" or scope.is_cnn_only(s):
+            continue
+        if s.unit.kind in ("heading", "title"):
+            continue
+        for m in vocab.model["arch"].finditer(s.text):
+            arch_m.append(_mention("model", "arch", m.group(0), s, m, _arch_specificity(m.group(0))))
+            units_with_arch.add(id(s.unit))
+        for m in vocab.model["weights"].finditer(s.text):
+            weight_m.append(_mention("model", "weights", " ".join(m.group(0).split()), s, m, 2))
+        for m in vocab.model["vague_weights"].finditer(s.text):
+            vague_m.append(_mention("model", "weights", " ".join(m.group(0).split()), s, m))
+    # weights count where the paragraph also names the transformer (not a CNN's weights)
+    weight_m = [m for m in weight_m if id(m.sentence.unit) in units_with_arch or
+                vocab.transformer.search(m.sentence.text)]
+    if not arch_m and not weight_m and not vague_m:
+        return None, []
+    value: dict = {}
+    primary = None
+    if arch_m:
+        arch = max(arch_m, key=lambda m: (m.strength, ROLE_RANK.get(m.sentence.section.role, 2)))
+        value["arch"] = arch.value
+        primary = arch
+    if weight_m:
+        w = max(weight_m, key=lambda m: ROLE_RANK.get(m.sentence.section.role, 2))
+        value["weights"] = w.value
+        primary = w if primary is None or w.sentence is not primary.sentence else primary
+        if "arch" in value and w.sentence is not primary.sentence:
+            primary = w
+    elif vague_m:
+        value["note"] = f"{vague_m[0].value} (which checkpoint?)"
+        if primary is None:
+            return {"text": vague_m[0].value}, evidence_of(vague_m, vague_m[0])
+    used = [m for m in arch_m + weight_m if m.sentence is primary.sentence] + arch_m + weight_m
+    return value, evidence_of(used, primary)
+
+
+def decide_method(sentences: list[Sentence], scope: Scope, vocab: Vocabulary, mentions: list[Mention]):
+    concrete = [m for m in mentions if not m.vague]
+    pool = concrete or mentions
+    if not pool:
+        return None, []
+    counts: dict[str, int] = {}
+    for m in pool:
+        counts[m.value] = counts.get(m.value, 0) + 1
+    # the most specific name used most often; plain Grad-CAM loses ties to a named variant
+    value = max(counts, key=lambda v: (counts[v] + (0.5 if v not in ("gradcam", "vague") else 0)))
+    first = next(m for m in pool if m.value == value)
+    if value == "vague":
+        return {"text": " ".join(first.text.split())}, evidence_of(pool, first)
+    return value, evidence_of([m for m in pool if m.value == value], first)
+
+
+def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
+    imp = vocab.implementation
+    found, own = [], []
+    for s in sentences:
+        if not scope.role_ok(s) or s.section.role == "introduction":
+            continue
+        for name, rx in imp["libraries"]:
+            for m in rx.finditer(s.text):
+                version = _version_near(s.text, m.end(), imp["version"])
+                found.append((_mention("implementation", "library", name, s, m, 2 if version else 1), version))
+        for rx in imp["release"]:
+            for m in rx.finditer(s.text):
+                ref = m.groupdict().get("ref")
+                found.append((_mention("implementation", "library", m.group(0), s, m, 2 if ref else 1),
+                              {"commit": ref} if ref else None))
+        if scope.in_scope(s):
+            for m in imp["own_code"].finditer(s.text):
+                own.append(_mention("implementation", "own", "own code", s, m))
+    if found:
+        with_version = [(m, v) for m, v in found if v]
+        if with_version:
+            m, v = max(with_version, key=lambda mv: ROLE_RANK.get(mv[0].sentence.section.role, 2))
+            value = {"library": m.value, **v}
+            same = [x for x, _ in found if x.value == m.value]
+            return value, evidence_of([m] + same, m)
+        m = found[0][0]
+        return {"library": m.value}, evidence_of([x for x, _ in found], m)
+    if own:
+        return {"text": " ".join(own[0].text.split()) + " (code not released)"}, evidence_of(own, own[0])
+    return None, []
+
+
+def _version_near(text: str, end: int, patterns) -> dict | None:
+    window = text[end:end + 40]
+    # stop at the next clause that names something else
+    window = re.split(r"[;]| and (?=[A-Z])", window)[0]
+    for rx in patterns:
+        m = rx.search(window)
+        if m:
+            g = {k: v for k, v in m.groupdict().items() if v}
+            if "v" in g:
+                return {"version": g["v"]}
+            if "c" in g:
+                return {"commit": g["c"]}
+            if "t" in g:
+                return {"version": g["t"]}
+            return {"commit": m.group(0)}
+    return None

@@ -1,0 +1,97 @@
+"""Load and compile vocabulary.yaml (the words camlint reads) once per process."""
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+FLAGS = re.I
+
+
+def _rx(pattern: str) -> re.Pattern:
+    return re.compile(pattern, FLAGS)
+
+
+def _any(patterns) -> re.Pattern:
+    return _rx("|".join(f"(?:{p})" for p in patterns))
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str
+    slot: str
+    value: object
+    patterns: tuple[re.Pattern, ...]
+    needs: str | None = None
+    negated: str | None = None
+    strength: int = 1
+    parse: str | None = None
+
+    @property
+    def vague(self) -> bool:
+        return self.value == "vague"
+
+
+@dataclass
+class Vocabulary:
+    prefilter: re.Pattern
+    cam_triggers: re.Pattern
+    cam_titles: re.Pattern
+    contrast: re.Pattern
+    negation: re.Pattern
+    transformer: re.Pattern
+    cnn: re.Pattern
+    cues: dict[str, re.Pattern]
+    entries: dict[str, list[Entry]] = field(default_factory=dict)
+    model: dict = field(default_factory=dict)
+    implementation: dict = field(default_factory=dict)
+    digest: str = ""
+
+
+def _entries(key: str, raw: list[dict]) -> list[Entry]:
+    out = []
+    for e in raw:
+        out.append(Entry(key, e.get("slot", "value"), e.get("value"),
+                         tuple(_rx(p) for p in e["patterns"]), e.get("needs"), e.get("negated"),
+                         int(e.get("strength", 1)), e.get("parse")))
+    return out
+
+
+def vocabulary_text() -> str:
+    return (importlib.resources.files("camlint.extract") / "vocabulary.yaml").read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def vocabulary() -> Vocabulary:
+    import hashlib
+
+    text = vocabulary_text()
+    raw = yaml.safe_load(text)
+    v = Vocabulary(
+        prefilter=_rx(re.sub(r"\s+", "", raw["prefilter"])),
+        cam_triggers=_any(raw["cam_triggers"]),
+        cam_titles=_any(raw["cam_titles"]),
+        contrast=_any(raw["contrast_cues"]),
+        negation=_rx(raw["negation_cues"]),
+        transformer=_any(raw["transformer_models"]),
+        cnn=_any(raw["cnn_models"]),
+        cues={k: _rx(p) for k, p in raw["cues"].items()},
+        digest=hashlib.sha256(text.encode()).hexdigest()[:16],
+    )
+    for key in ("method", "layer", "location", "target", "tokens", "reshape", "weighting",
+                "heads", "relu", "postprocess"):
+        v.entries[key] = _entries(key, raw[key])
+    m = raw["model"]
+    v.model = {"arch": _any(m["arch"]), "weights": _any(m["weights"]),
+               "vague_weights": _any(m["vague_weights"])}
+    imp = raw["implementation"]
+    v.implementation = {
+        "libraries": [(lib["name"], _any(lib["patterns"])) for lib in imp["libraries"]],
+        "version": [_rx(p) for p in imp["version"]],
+        "own_code": _any(imp["own_code"]),
+        "release": [_rx(p) for p in imp["release"]],
+    }
+    return v

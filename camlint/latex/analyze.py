@@ -1,0 +1,157 @@
+"""The LaTeX front end: a manuscript (and its camspec blocks or supplement) -> Analysis."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from camlint import judge, schema
+from camlint.analysis import Analysis, SpecSource
+from camlint.architectures import arch_info
+from camlint.errors import InputError
+from camlint.extract import extract, relevant
+from camlint.findings import Evidence
+from camlint.keys import KEYS, MISSING, NOT_APPLICABLE, PARTIAL, REPORTED
+from camlint.latex.project import Project, load_project
+from camlint.latex.units import build_units
+from camlint.problems import Problem
+from camlint.specfile import ignores_of, source_from, spec_evidence
+from camlint.suppress import parse_comment
+from camlint.yamlsafe import YAMLInputError, load_file, loads
+
+_RANK = {REPORTED: 3, PARTIAL: 2, MISSING: 1, NOT_APPLICABLE: 0}
+_CAMSPEC_DIRECTIVE = re.compile(r"^\s*camspec\s*:\s*(\S+)\s*$")
+
+
+def analyze_latex(path: Path, display: str, spec: Path | None = None) -> Analysis:
+    try:
+        project = load_project(path, display)
+    except ValueError as exc:
+        raise InputError(str(exc), display) from None
+    doc = build_units(project, relevant)
+    ex = extract(doc)
+    a = Analysis(path=display, kind="latex", uses_cam=ex.uses_cam, prose=ex)
+    a.anchor = ex.anchor or (display, 1, 1)
+    a.problems.extend(project.problems)
+    a.problems.extend(doc.problems)
+    a.segments = list(project.segments)
+    a.sections = {(s.file, s.line): s.title for s in doc.sections if s.title}
+    for f in project.files:
+        for c in f.comments:
+            d = parse_comment(c.text, f.display, c.line, c.col)
+            if d is not None:
+                a.suppressions.append(d)
+    a.specs.extend(_embedded_specs(project, doc, a.problems))
+    a.specs.extend(_linked_specs(project, a.problems))
+    if spec is not None:
+        a.specs.append(_supplement(spec))
+    for src in a.specs:
+        a.problems.extend(schema.validate(src.data, src.positions, src.file) if not src.embedded
+                          else _shifted(schema.validate(src.data, src.positions, src.file), src.line_offset))
+        a.suppressions.extend(ignores_of(src))
+    _merge(a, ex, project)
+    return a
+
+
+def _shifted(problems: list[Problem], offset: int) -> list[Problem]:
+    return [Problem(p.code, p.message, p.file, p.line + offset, p.col, p.hint, p.item) for p in problems]
+
+
+def _embedded_specs(project: Project, doc, problems: list) -> list[SpecSource]:
+    out = []
+    for u in doc.units:
+        if u.kind != "code" or u.raw is None or u.raw.env != "camspec":
+            continue
+        f = u.file
+        text = f.text[u.raw.start:u.raw.end]
+        begin_line, _ = f.line_col(u.raw.start)
+        try:
+            loaded = loads(text)
+        except YAMLInputError as exc:
+            problems.append(Problem("CAM305", f"camspec block is not readable YAML: {exc.message}",
+                                    f.display, begin_line + exc.line - 1, exc.col))
+            continue
+        out.append(source_from(loaded, f.display, line_offset=begin_line - 1, embedded=True))
+    return out
+
+
+def _linked_specs(project: Project, problems: list) -> list[SpecSource]:
+    """`% camspec: path/to/spec.yaml` comments, resolved inside the project folder."""
+    out = []
+    for f in project.files:
+        for c in f.comments:
+            m = _CAMSPEC_DIRECTIVE.match(c.text)
+            if not m:
+                continue
+            target = (f.path.parent / m.group(1)).resolve()
+            try:
+                target.relative_to(project.root)
+            except ValueError:
+                problems.append(Problem("CAM001", f"camspec file {m.group(1)} is outside the project folder; not read",
+                                        f.display, c.line, c.col))
+                continue
+            if not target.is_file():
+                problems.append(Problem("CAM002", f"camspec file {m.group(1)} not found", f.display, c.line, c.col))
+                continue
+            disp = str(Path(f.display).parent / m.group(1)) if Path(f.display).parent != Path(".") else m.group(1)
+            try:
+                out.append(source_from(load_file(target), disp))
+            except YAMLInputError as exc:
+                problems.append(Problem("CAM305", f"camspec file {m.group(1)} is not readable: {exc.message}",
+                                        disp, exc.line, exc.col))
+    return out
+
+
+def _supplement(spec: Path) -> SpecSource:
+    from camlint.check import display_path
+
+    disp = display_path(spec)
+    try:
+        return source_from(load_file(spec), disp)
+    except YAMLInputError as exc:
+        raise InputError(exc.message, disp, exc.line, exc.col) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", disp) from None
+
+
+def _lines_of(src: SpecSource, project: Project) -> list[str]:
+    f = project.by_display(src.file)
+    if f is not None:
+        return f.text.splitlines()
+    try:
+        return Path(src.file).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def _merge(a: Analysis, ex, project: Project) -> None:
+    """Spec values and prose values, key by key: the better-reported one leads, both are evidence."""
+    values = dict(ex.values)
+    evidence = {k: list(ex.evidence.get(k) or []) for k in KEYS}
+    for src in a.specs:
+        spec_ev = spec_evidence(src, _lines_of(src, project))
+        for key in KEYS:
+            if key not in src.data:
+                continue
+            spec_value = src.data[key]
+            s_status = judge.status_of(key, spec_value)
+            p_status = judge.status_of(key, values.get(key))
+            if s_status == NOT_APPLICABLE or _RANK[s_status] >= _RANK[p_status]:
+                values[key] = spec_value
+                evidence[key] = spec_ev.get(key, []) + evidence[key]
+            else:
+                evidence[key] = evidence[key] + spec_ev.get(key, [])
+    a.values = values
+    model = values.get("model")
+    arch = model.get("arch") if isinstance(model, dict) else model if isinstance(model, str) else None
+    info = arch_info(arch) if isinstance(arch, str) else None
+    a.statuses = judge.statuses(values, prefix_tokens=None if info is None else info.num_prefix_tokens > 0)
+    a.evidence = {k: _dedupe(evidence[k]) for k in KEYS}
+
+
+def _dedupe(items: list[Evidence]) -> list[Evidence]:
+    out, seen = [], set()
+    for e in items:
+        if (e.file, e.line) not in seen:
+            seen.add((e.file, e.line))
+            out.append(e)
+    return out

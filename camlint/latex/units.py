@@ -1,0 +1,556 @@
+"""Turn a project into text units (paragraphs, captions, footnotes, table rows, code blocks)
+whose every character maps back to a file, line and column.
+
+Only paragraphs that may matter are parsed (the `relevant` predicate, a cheap regex over the
+raw chunk): a full pylatexenc parse of a 1 MB project takes seconds, most of it on text that
+says nothing about CAM.
+"""
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from pylatexenc import latexwalker as lw
+
+from camlint.latex import mathtext as M
+from camlint.latex.project import Project
+from camlint.latex.source import RawBlock, SourceFile
+from camlint.problems import Problem
+
+_HEADING = re.compile(r"\\(part|chapter|section|subsection|subsubsection|paragraph|subparagraph)"
+                      r"\*?\s*(?:\[[^\]]*\])?\s*\{")
+_APPENDIX = re.compile(r"\\appendix\b|\\begin\s*\{appendices\}")
+_ABSTRACT = re.compile(r"\\begin\s*\{abstract\}|\\end\s*\{abstract\}")
+_BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
+_NEWCOMMAND = re.compile(r"\\(?:re)?newcommand\*?\s*\{?\s*\\([A-Za-z@]+)\s*\}?\s*(?:\[0\])?\s*\{"
+                         r"|\\providecommand\*?\s*\{?\s*\\([A-Za-z@]+)\s*\}?\s*\{"
+                         r"|\\def\s*\\([A-Za-z@]+)\s*\{")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\\$\"`0-9])")
+_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|cf|vs|Fig|Figs|Eq|Eqs|Sec|Secs|Tab|Ref|Refs|"
+                     r"App|Alg|No|approx|resp|w\.r\.t|viz|Dr|Prof|Mr|Ms|Jr|Inc|Ltd|Co)\.)$", re.I)
+
+ROLE_WORDS = (
+    ("abstract", ("abstract",)),
+    ("related", ("related", "background", "prior work", "previous work", "literature", "preliminar")),
+    ("introduction", ("introduction",)),
+    ("conclusion", ("conclusion", "summary", "future work", "outlook", "concluding")),
+    ("acknowledgements", ("acknowledg", "funding")),
+    ("references", ("reference", "bibliography")),
+    ("experiments", ("experiment", "setup", "evaluation", "result", "ablation", "analysis",
+                     "benchmark", "discussion", "limitation", "study", "data", "implementation detail")),
+    ("method", ("method", "approach", "model", "architecture", "saliency", "explain", "grad-cam",
+                "cam", "activation", "heatmap", "interpret", "visuali", "implementation", "system",
+                "classifier", "backbone", "specification", "framework", "proposed", "pipeline")),
+)
+
+
+def role_of(title: str, appendix: bool) -> str:
+    t = title.lower()
+    for role, words in ROLE_WORDS:
+        if any(w in t for w in words):
+            return "appendix" if appendix and role not in ("references", "acknowledgements") else role
+    return "appendix" if appendix else "other"
+
+
+@dataclass
+class Section:
+    """The innermost section/subsection/subsubsection in effect (\\paragraph is part of it)."""
+    index: int
+    title: str
+    top_title: str
+    role: str
+    file: str
+    line: int
+
+
+@dataclass
+class Unit:
+    kind: str                     # text | caption | footnote | row | item | heading | title | code
+    file: SourceFile
+    section: Section
+    float_env: str = ""           # figure / table when inside one
+    text: str = ""
+    out: list[int] = field(default_factory=list)    # output offsets where a source run starts
+    src: list[int] = field(default_factory=list)    # the source offsets of those runs
+    exact: list[bool] = field(default_factory=list)
+    cites: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    raw: RawBlock | None = None   # for code units
+
+    def src_offset(self, pos: int) -> int:
+        i = bisect.bisect_right(self.out, pos) - 1
+        if i < 0:
+            return self.src[0] if self.src else 0
+        return self.src[i] + (pos - self.out[i] if self.exact[i] else 0)
+
+    def line_col(self, pos: int) -> tuple[int, int]:
+        return self.file.line_col(self.src_offset(pos))
+
+
+@dataclass
+class Sentence:
+    unit: Unit
+    start: int
+    end: int
+    text: str
+
+    def line_col(self, pos: int = 0) -> tuple[int, int]:
+        return self.unit.line_col(self.start + pos)
+
+    @property
+    def section(self) -> Section:
+        return self.unit.section
+
+    def cites(self) -> tuple[str, ...]:
+        return tuple(k for p, keys in self.unit.cites if self.start <= p <= self.end for k in keys)
+
+
+@dataclass
+class DocumentText:
+    units: list[Unit] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    macros: dict[str, str] = field(default_factory=dict)
+
+    def sentences(self):
+        for u in self.units:
+            yield from split_sentences(u)
+
+
+def split_sentences(unit: Unit) -> list[Sentence]:
+    if unit.kind in ("row", "heading", "title", "code"):
+        return [Sentence(unit, 0, len(unit.text), unit.text)] if unit.text.strip() else []
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(unit.text):
+        if _ABBREV.search(unit.text[max(0, m.start() - 8): m.start()]):
+            continue
+        out.append(Sentence(unit, start, m.start(), unit.text[start:m.start()]))
+        start = m.end()
+    if unit.text[start:].strip():
+        out.append(Sentence(unit, start, len(unit.text), unit.text[start:]))
+    return [s for s in out if s.text.strip()]
+
+
+class _Builder:
+    """Accumulates one unit's text with its source mapping."""
+
+    def __init__(self, unit: Unit):
+        self.unit = unit
+        self.parts: list[str] = []
+        self.length = 0
+
+    def add(self, text: str, src: int, exact: bool = False) -> None:
+        if not text:
+            return
+        u = self.unit
+        u.out.append(self.length)
+        u.src.append(src)
+        u.exact.append(exact)
+        self.parts.append(text)
+        self.length += len(text)
+
+    def finish(self) -> Unit:
+        self.unit.text = "".join(self.parts)
+        return self.unit
+
+
+class _Converter:
+    """pylatexenc nodes -> units (one builder per unit in progress)."""
+
+    def __init__(self, file: SourceFile, section: Section, base: int, macros: dict[str, str]):
+        self.file, self.section, self.base, self.macros = file, section, base, macros
+        self.units: list[Unit] = []
+        self.float_env = ""
+        self.in_table = False
+        self.stack: list[_Builder] = []
+
+    # -- unit management
+    def begin(self, kind: str) -> None:
+        self.stack.append(_Builder(Unit(kind, self.file, self.section, self.float_env)))
+
+    def end(self) -> None:
+        unit = self.stack.pop().finish()
+        if unit.text.strip():
+            self.units.append(unit)
+
+    def break_unit(self, kind: str | None = None) -> None:
+        kind = kind or self.stack[-1].unit.kind
+        self.end()
+        self.begin(kind)
+
+    @property
+    def b(self) -> _Builder:
+        return self.stack[-1]
+
+    # -- nodes
+    def nodes(self, nodes, math: bool = False) -> None:
+        for n in nodes or ():
+            if n is not None:
+                self.node(n, math)
+
+    def node(self, n, math: bool) -> None:
+        pos = self.base + n.pos
+        if n.isNodeType(lw.LatexCharsNode):
+            text = n.chars.replace("\n", " ")
+            if self.in_table and "&" in text:
+                text = text.replace("&", "|")
+            self.b.add(text, pos, exact=True)
+        elif n.isNodeType(lw.LatexGroupNode):
+            self.nodes(n.nodelist, math)
+        elif n.isNodeType(lw.LatexMathNode):
+            self.b.add(" ", pos)
+            self.nodes(n.nodelist, True)
+            self.b.add(" ", pos + max(n.len - 1, 0))
+        elif n.isNodeType(lw.LatexSpecialsNode):
+            s = n.specials_chars
+            if s == "&":
+                self.b.add(" | ", pos)
+            else:
+                self.b.add({"~": " ", "--": "–", "---": "—", "``": '"', "''": '"', "`": "'",
+                            "!`": "¡", "?`": "¿"}.get(s, s), pos)
+        elif n.isNodeType(lw.LatexMacroNode):
+            self.macro(n, pos, math)
+        elif n.isNodeType(lw.LatexEnvironmentNode):
+            self.environment(n, pos, math)
+        # comments are already masked
+
+    def _args(self, n):
+        argd = getattr(n, "nodeargd", None)
+        return [a for a in (argd.argnlist if argd is not None and argd.argnlist else []) if a is not None]
+
+    def macro(self, n, pos: int, math: bool) -> None:
+        name = n.macroname
+        args = self._args(n)
+        if name in M.ROW_BREAKS:
+            if self.in_table:
+                self.break_unit("row")
+            else:
+                self.b.add(" ", pos)
+        elif name in M.ITEMS:
+            self.break_unit("item" if name != "bibitem" else self.b.unit.kind)
+        elif name in M.HEADINGS:
+            return  # headings are read by the structure scan
+        elif name in M.SEPARATE_UNITS:
+            kind = M.SEPARATE_UNITS[name]
+            self.begin(kind)
+            self.nodes(args[-1:], False)
+            self.end()
+        elif name in M.CITES:
+            keys = tuple(k.strip() for a in args[-1:] for k in a.latex_verbatim().strip("{}").split(",") if k.strip())
+            self.b.add(" [cite] ", pos)
+            self.b.unit.cites.append((self.b.length - 2, keys))
+        elif name in M.REFS:
+            self.b.add("[ref]", pos)
+        elif name in M.FRACTIONS and len(args) >= 2:
+            self.b.add("(", pos)
+            self.nodes([args[-2]], math)
+            self.b.add(")/(", pos)
+            self.nodes([args[-1]], math)
+            self.b.add(")", pos)
+        elif name == "sqrt":
+            self.b.add("√(", pos)
+            self.nodes(args[-1:], math)
+            self.b.add(")", pos)
+        elif name in M.SYMBOLS:
+            sym = M.SYMBOLS[name]
+            self.b.add(sym if math or len(sym) <= 1 else f" {sym} ", pos)
+        elif name in M.SPACES:
+            self.b.add(" ", pos)
+        elif name in self.macros:
+            self.b.add(self.macros[name], pos)
+        elif name in M.TEXT_WRAPPERS:
+            if name == "verb" and not args:   # pylatexenc keeps \verb content in verbatim_delimiters
+                self.b.add(getattr(n, "verbatim_content", "") or "", pos)
+            if name in ("href", "textcolor", "colorbox"):
+                args = args[-1:]
+            self.nodes(args[-1:] if name not in ("frac",) else args, math)
+        elif name in M.SILENT:
+            return
+        else:
+            self.nodes(args[-1:], math)   # unknown macro: keep its last argument's text
+
+    def environment(self, n, pos: int, math: bool) -> None:
+        env = n.environmentname
+        if env in M.SKIP_ENVS:
+            return
+        if env in M.MATH_ENVS:
+            self.b.add(" ", pos)
+            self.nodes(n.nodelist, True)
+            self.b.add(" ", pos)
+            return
+        if env in M.TABULAR_ENVS:
+            outer = self.in_table
+            self.in_table = True
+            self.begin("row")
+            self.nodes(n.nodelist, False)
+            self.end()
+            self.in_table = outer
+            return
+        if env in M.FLOAT_ENVS:
+            outer = self.float_env
+            self.float_env = env.rstrip("*")
+            self.begin("text")
+            self.nodes(n.nodelist, False)
+            self.end()
+            self.float_env = outer
+            return
+        if env in ("itemize", "enumerate", "description", "algorithmic", "compactitem", "enumerate*"):
+            self.begin("item")
+            self.nodes(n.nodelist, False)
+            self.end()
+            return
+        self.nodes(n.nodelist, math)
+
+
+# Argument specs pylatexenc 2.x does not know; without them a macro's braces become loose text.
+_EXTRA_MACROS = {
+    "caption": "*[{", "subcaption": "*[{", "footnotetext": "[{", "thanks": "{", "paragraph": "*[{",
+    "subparagraph": "*[{", "bibliographystyle": "{", "addbibresource": "[{", "href": "{{",
+    "SI": "[{{", "num": "[{", "si": "[{", "qty": "[{{", "unit": "[{", "ang": "[{",
+    "multicolumn": "{{{", "multirow": "[{[{", "operatorname": "*{", "textsuperscript": "{",
+    "textsubscript": "{", "citealp": "*[[{", "citealt": "*[[{", "citeauthor": "*[[{",
+    "citeyear": "*[[{", "parencite": "*[[{", "textcite": "*[[{", "autocite": "*[[{",
+    "footcite": "[[{", "Cref": "*{", "nameref": "{", "vref": "{", "Vref": "{",
+    "setlength": "{{", "setcounter": "{{", "addtocounter": "{{", "newtheorem": "{[{[",
+    "captionsetup": "[{", "graphicspath": "{", "hypersetup": "{", "lstinline": "[{", "mintinline": "{{",
+    "code": "{", "hl": "{", "ul": "{", "enquote": "*{", "todo": "[{", "marginpar": "[{",
+    "resizebox": "*{{{", "scalebox": "{[{", "makebox": "[[{", "parbox": "[[[{{", "raisebox": "{[[{",
+    "colorbox": "[{{", "fbox": "{", "mbox": "{", "hbox": "{", "nicefrac": "[{{", "sfrac": "{{",
+    "tfrac": "{{", "dfrac": "{{", "cfrac": "[{{", "boldsymbol": "{", "bm": "{", "mathscr": "{",
+    "mathfrak": "{", "underbrace": "{", "overbrace": "{", "smash": "[{", "cmidrule": "[{",
+    "rowcolor": "[{", "cellcolor": "[{", "color": "[{", "includegraphics": "*[[{", "ce": "{",
+    "bibitem": "[{", "newblock": "", "STATE": "", "State": "", "Require": "", "Ensure": "",
+    "ensuremath": "{", "textnormal": "{", "MakeUppercase": "{", "uppercase": "{", "texorpdfstring": "{{",
+    "xspace": "", "intertext": "{", "lstset": "{", "sisetup": "{", "pagestyle": "{",
+    "thispagestyle": "{", "numberwithin": "{{", "theoremstyle": "{", "stepcounter": "{",
+    "refstepcounter": "{", "phantom": "{", "fontsize": "{{", "labelcref": "{", "autopageref": "{",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _latex_context():
+    from pylatexenc import macrospec
+
+    db = lw.get_default_latex_context_db()
+    db.add_context_category("camlint", prepend=True, macros=[
+        macrospec.MacroSpec(name, spec) for name, spec in _EXTRA_MACROS.items()])
+    return db
+
+
+def _walk(chunk: str):
+    walker = lw.LatexWalker(chunk, tolerant_parsing=True, latex_context=_latex_context())
+    nodes, _, _ = walker.get_latex_nodes()
+    return nodes
+
+
+def _convert_chunk(chunk: str, file: SourceFile, section: Section, base: int,
+                   macros: dict[str, str]) -> list[Unit]:
+    conv = _Converter(file, section, base, macros)
+    conv.begin("text")
+    try:
+        conv.nodes(_walk(chunk))
+    except (lw.LatexWalkerError, RecursionError, IndexError, ValueError, AttributeError):
+        # tolerant parsing still gave up: keep the chunk as plain text rather than lose it
+        conv.stack = []
+        conv.begin("text")
+        conv.b.add(chunk.replace("\n", " "), base, exact=True)
+    while conv.stack:
+        conv.end()
+    return conv.units
+
+
+def expand_macro_body(body: str, macros: dict[str, str]) -> str:
+    file = SourceFile(path=None, display="", text=body, masked=body, line_starts=[0])
+    section = Section(0, "", "", "other", "", 1)
+    units = _convert_chunk(body, file, section, 0, macros)
+    return " ".join(u.text for u in units).strip()
+
+
+def _balanced(text: str, start: int) -> int:
+    """Index just after the group opened at text[start-1] == '{' (or len(text) if unclosed)."""
+    depth, i, n = 1, start, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def collect_macros(project: Project) -> dict[str, str]:
+    """Argument-less \\newcommand / \\def macros, expanded to text."""
+    bodies: dict[str, str] = {}
+    for f in project.files:
+        for m in _NEWCOMMAND.finditer(f.masked):
+            name = m.group(1) or m.group(2) or m.group(3)
+            # a [n] argument count other than 0 means the macro takes arguments: skip it
+            if re.search(r"\[\s*[1-9]\s*\]\s*\{$", f.masked[m.start():m.end()]):
+                continue
+            end = _balanced(f.masked, m.end())
+            bodies[name] = f.masked[m.end(): end - 1]
+    macros: dict[str, str] = {}
+    for name, body in bodies.items():
+        if "#" in body or len(body) > 500:
+            continue
+        macros[name] = expand_macro_body(body, macros)
+    return macros
+
+
+def _heading_title(text: str, m: re.Match) -> tuple[str, int]:
+    end = _balanced(text, m.end())
+    return " ".join(text[m.end(): end - 1].split()), end
+
+
+def structural_problems(f: SourceFile) -> list[Problem]:
+    """Unbalanced braces and begin/end mismatches (the text is still read)."""
+    problems = []
+    text = f.masked
+    for b in f.raw_blocks:   # code blocks are not LaTeX
+        text = text[:b.start] + " " * (b.end - b.start) + text[b.end:]
+        if not b.closed:
+            line, col = f.line_col(b.begin)
+            problems.append(Problem("CAM004", f"environment {b.env} opened here is never closed",
+                                    f.display, line, col))
+    stack: list[tuple[str, int]] = []
+    for m in re.finditer(r"\\begin\s*\{([^}]*)\}|\\end\s*\{([^}]*)\}", text):
+        if m.group(1) is not None:
+            stack.append((m.group(1), m.start()))
+        else:
+            env = m.group(2)
+            if stack and stack[-1][0] == env:
+                stack.pop()
+            elif any(e == env for e, _ in stack):
+                while stack and stack[-1][0] != env:
+                    e, p = stack.pop()
+                    line, col = f.line_col(p)
+                    problems.append(Problem("CAM004", f"environment {e} opened here is not closed "
+                                            f"before \\end{{{env}}}", f.display, line, col))
+                stack.pop()
+            else:
+                line, col = f.line_col(m.start())
+                problems.append(Problem("CAM004", f"\\end{{{env}}} without a matching \\begin{{{env}}}",
+                                        f.display, line, col))
+    for e, p in stack:
+        line, col = f.line_col(p)
+        problems.append(Problem("CAM004", f"environment {e} opened here is never closed", f.display, line, col))
+    depth, first_open = 0, []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            first_open.append(i)
+        elif c == "}":
+            if first_open:
+                first_open.pop()
+            else:
+                line, col = f.line_col(i)
+                problems.append(Problem("CAM004", "closing brace } without an opening brace",
+                                        f.display, line, col))
+        i += 1
+    if first_open:
+        line, col = f.line_col(first_open[0])
+        problems.append(Problem("CAM004", f"{len(first_open)} brace(s) opened here and never closed",
+                                f.display, line, col))
+    return problems
+
+
+def build_units(project: Project, relevant: Callable[[str], bool]) -> DocumentText:
+    doc = DocumentText()
+    doc.macros = collect_macros(project)
+    for f in project.files:
+        doc.problems.extend(structural_problems(f))
+    files = {f.display: f for f in project.files}
+    section = Section(0, "", "", "front", project.main.display, 1)
+    doc.sections.append(section)
+    appendix = False
+    top_title = ""
+    for display, first, last in project.segments:
+        f = files[display]
+        start = f.line_starts[first - 1] if first - 1 < len(f.line_starts) else len(f.text)
+        end = f.line_starts[last] if last < len(f.line_starts) else len(f.text)
+        text = f.masked
+        # structure events in this segment, in order
+        events = []
+        for m in _HEADING.finditer(text, start, end):
+            events.append((m.start(), "heading", m))
+        for m in _APPENDIX.finditer(text, start, end):
+            events.append((m.start(), "appendix", m))
+        for m in _ABSTRACT.finditer(text, start, end):
+            events.append((m.start(), "abstract", m))
+        for b in f.raw_blocks:
+            if start <= b.begin < end:
+                events.append((b.begin, "raw", b))
+        events.sort(key=lambda e: e[0])
+        cursor = start
+        for pos, kind, obj in events:
+            if pos < cursor:
+                continue
+            doc.units.extend(_chunks(f, cursor, pos, section, doc.macros, relevant))
+            if kind == "heading":
+                title_text, after = _heading_title(text, obj)
+                level = M.HEADINGS[obj.group(1)]
+                title = expand_macro_body(title_text, doc.macros) if "\\" in title_text else title_text
+                line, _ = f.line_col(pos)
+                if level <= 1:
+                    top_title = title
+                if level <= 3:
+                    section = Section(len(doc.sections), title, top_title if level > 1 else title,
+                                      role_of(top_title if level > 1 and role_of(title, appendix) == "other"
+                                              else title, appendix), display, line)
+                    if level > 1 and section.role in ("other", "method", "experiments"):
+                        parent_role = role_of(top_title, appendix)
+                        if parent_role in ("related", "introduction", "conclusion", "appendix", "abstract"):
+                            section.role = parent_role
+                    doc.sections.append(section)
+                unit = Unit("heading", f, section)
+                b = _Builder(unit)
+                b.add(title, pos)
+                doc.units.append(b.finish())
+                cursor = after
+            elif kind == "appendix":
+                appendix = True
+                cursor = obj.end()
+            elif kind == "abstract":
+                line, _ = f.line_col(pos)
+                is_begin = "begin" in obj.group(0)
+                section = Section(len(doc.sections), "Abstract" if is_begin else "",
+                                  "Abstract" if is_begin else "", "abstract" if is_begin else "front",
+                                  display, line)
+                doc.sections.append(section)
+                cursor = obj.end()
+            else:  # raw (verbatim-like) block: a code unit
+                unit = Unit("code", f, section, raw=obj)
+                b = _Builder(unit)
+                b.add(f.text[obj.start:obj.end], obj.start, exact=True)
+                doc.units.append(b.finish())
+                cursor = obj.end if not obj.closed else obj.end + len(f"\\end{{{obj.env}}}")
+        doc.units.extend(_chunks(f, cursor, end, section, doc.macros, relevant))
+    return doc
+
+
+def _chunks(f: SourceFile, start: int, end: int, section: Section, macros, relevant) -> list[Unit]:
+    if end <= start:
+        return []
+    units = []
+    text = f.masked
+    pos = start
+    for m in list(_BLANK_LINES.finditer(text, start, end)) + [None]:
+        stop = m.start() if m else end
+        chunk = text[pos:stop]
+        if chunk.strip() and relevant(chunk):
+            units.extend(_convert_chunk(chunk, f, section, pos, macros))
+        if m:
+            pos = m.end()
+    return units
