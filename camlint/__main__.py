@@ -1,4 +1,4 @@
-from camlint.cli import main
+from camlint.cli import run
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()

@@ -14,7 +14,13 @@ from camlint import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 FAIL_LEVELS = ("error", "warning", "info")
-CHECK_FORMATS = ("text", "concise", "json", "sarif", "github", "junit", "gitlab", "markdown")
+def _formats() -> tuple[str, ...]:
+    from camlint.formats import FORMATS
+
+    return tuple(FORMATS)
+
+
+CHECK_FORMATS = _formats()
 
 
 class DefaultCheckGroup(click.Group):
@@ -121,5 +127,24 @@ def explain(code):
     click.echo(explain_rule(rule), nl=False)
 
 
+def run() -> None:
+    """Console entry point: no traceback ever reaches the user (set CAMLINT_DEBUG=1 to see it)."""
+    import os
+
+    try:
+        main(standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        click.echo("camlint: interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - last line of defence for users
+        if os.environ.get("CAMLINT_DEBUG"):
+            raise
+        click.echo(f"camlint: internal error ({type(exc).__name__}: {exc}); please report it "
+                   "with the input that caused it (CAMLINT_DEBUG=1 shows the traceback)", err=True)
+        sys.exit(EXIT_INPUT)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()

@@ -100,6 +100,27 @@ _REQUIRED = {
 }
 
 
+# Names of the slots _REQUIRED checks, in order (for messages: "no class").
+SLOT_NAMES = {
+    "model": ("architecture", "weights"), "method": ("variant name",),
+    "layer": ("block index", "how the blocks are combined"), "location": ("which point (F3 is ambiguous: F3a before or F3b after the projection)",),
+    "target": ("kind of score", "class"), "tokens": ("what is dropped or kept",),
+    "reshape": ("grid size",), "weighting": ("combination rule",), "heads": ("aggregation rule",),
+    "relu": ("placement",), "postprocess": ("normalisation", "upsampling"),
+    "implementation": ("library", "version or commit"),
+}
+
+
+def open_slots(key: str, value: object) -> list[str]:
+    """The required slots of a partial value that are still open."""
+    if value is None or not isinstance(value, (str, dict)) or vocab.is_placeholder(value):
+        return []
+    if isinstance(value, dict) and set(value) <= {"text", "note"}:
+        return list(SLOT_NAMES[key])
+    flags = _REQUIRED[key](value)
+    return [name for name, ok in zip(SLOT_NAMES[key], flags) if not ok]
+
+
 def status_of(key: str, value: object) -> str:
     """Status of one key from its camspec-shaped value (context-free part of the judgement)."""
     if value is None or vocab.is_placeholder(value):

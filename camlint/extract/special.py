@@ -35,8 +35,10 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
         for m in vocab.model["arch"].finditer(s.text):
             arch_m.append(_mention("model", "arch", m.group(0), s, m, _arch_specificity(m.group(0))))
             units_with_arch.add(id(s.unit))
+        for m in vocab.model["weights_ids"].finditer(s.text):
+            weight_m.append(_mention("model", "weights", m.group(0).strip(), s, m, 3))
         for m in vocab.model["weights"].finditer(s.text):
-            weight_m.append(_mention("model", "weights", " ".join(m.group(0).split()), s, m, 2))
+            weight_m.append(_mention("model", "weights", " ".join(m.group(0).split()).rstrip(" ("), s, m, 2))
         for m in vocab.model["vague_weights"].finditer(s.text):
             vague_m.append(_mention("model", "weights", " ".join(m.group(0).split()), s, m))
     # weights count where the paragraph also names the transformer (not a CNN's weights)
@@ -51,7 +53,7 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
         value["arch"] = arch.value
         primary = arch
     if weight_m:
-        w = max(weight_m, key=lambda m: ROLE_RANK.get(m.sentence.section.role, 2))
+        w = max(weight_m, key=lambda m: (m.strength, " " not in m.value, ROLE_RANK.get(m.sentence.section.role, 2)))
         value["weights"] = w.value
         primary = w if primary is None or w.sentence is not primary.sentence else primary
         if "arch" in value and w.sentence is not primary.sentence:

@@ -85,7 +85,7 @@ def vocabulary() -> Vocabulary:
                 "heads", "relu", "postprocess"):
         v.entries[key] = _entries(key, raw[key])
     m = raw["model"]
-    v.model = {"arch": _any(m["arch"]), "weights": _any(m["weights"]),
+    v.model = {"arch": _any(m["arch"]), "weights_ids": _any(m["weights_ids"]), "weights": _any(m["weights"]),
                "vague_weights": _any(m["vague_weights"])}
     imp = raw["implementation"]
     v.implementation = {

@@ -6,6 +6,7 @@ import importlib
 # format name -> module in camlint.formats with a render(reports, errors, **options) function
 FORMATS: dict[str, str] = {
     "text": "text",
+    "concise": "concise",
     "json": "json_format",
 }
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from camlint.display import short_value
 from camlint.keys import KEYS
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -28,20 +29,6 @@ def _lines(path: str) -> tuple[str, ...]:
 def _source_line(path: str, line: int) -> str | None:
     lines = _lines(path)
     return lines[line - 1] if 0 < line <= len(lines) else None
-
-
-def short_value(value, limit: int = 60) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, dict):
-        if set(value) <= {"text", "note"}:
-            text = str(value.get("text", value.get("note")))
-        else:
-            text = ", ".join(f"{k}: {v}" for k, v in value.items() if k != "text")
-    else:
-        text = str(value)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _console(color: bool | None, width: int | None) -> tuple[Console, io.StringIO]:
@@ -96,6 +83,15 @@ def _render_report(console: Console, rep) -> None:
     console.print()
 
 
+def _where(e, doc_path: str) -> str:
+    """Evidence location, relative to the document's folder (sections/method.tex:19)."""
+    if e.file == doc_path:
+        return f"line {e.line}"
+    base = os.path.dirname(doc_path)
+    rel = os.path.relpath(e.file, base) if base else e.file
+    return f"{rel if not rel.startswith('..') else e.file}:{e.line}"
+
+
 def checklist_table(rep) -> Table:
     table = Table(title=f"Checklist: {rep.path}", title_justify="left", expand=False)
     table.add_column("key")
@@ -104,8 +100,7 @@ def checklist_table(rep) -> Table:
     table.add_column("where stated", overflow="fold")
     for key in KEYS:
         entry = rep.checklist[key]
-        where = ", ".join(f"line {e.line}" if e.file == rep.path else f"{e.file}:{e.line}"
-                          for e in entry.evidence[:2])
+        where = ", ".join(_where(e, rep.path) for e in entry.evidence[:2])
         table.add_row(key, Text(entry.status, style=_STATUS_STYLE[entry.status]),
                       short_value(entry.value), where)
     return table

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from camlint.judge import open_slots
 from camlint.keys import MISSING, PARTIAL
 from camlint.rules.base import Hit, Rule
 
@@ -19,10 +20,9 @@ class _Item:
 
 
 def _short(value: object) -> str:
-    if isinstance(value, dict) and "text" in value:
-        value = value["text"]
-    text = str(value)
-    return text if len(text) <= 70 else text[:67] + "..."
+    from camlint.display import short_value
+
+    return short_value(value, 70)
 
 
 def _check_for(item: _Item):
@@ -35,8 +35,11 @@ def _check_for(item: _Item):
             yield Hit(item.missing, file, line, col)
         elif status == PARTIAL:
             file, line, col = a.where(item.key)
-            said = _short(a.values.get(item.key))
-            yield Hit(f"{item.partial} (found: '{said}')", file, line, col, severity="warning")
+            value = a.values.get(item.key)
+            gaps = open_slots(item.key, value)
+            missing = f"; missing: {', '.join(gaps)}" if gaps else ""
+            yield Hit(f"{item.partial}{missing} (found: {_short(value)})", file, line, col,
+                      severity="warning")
     return check
 
 

@@ -1,0 +1,24 @@
+"""Short human renderings of camspec-shaped values (tables, messages)."""
+from __future__ import annotations
+
+
+def short_value(value, limit: int = 60) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        if set(value) <= {"text", "note"}:
+            text = f"'{value.get('text', value.get('note'))}'"
+        else:
+            text = ", ".join(f"{k}: {_atom(v)}" for k, v in value.items() if k != "text")
+    else:
+        text = _atom(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _atom(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_atom(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_atom(x)}" for k, x in v.items()) + "}"
+    return str(v)
