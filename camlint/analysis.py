@@ -39,7 +39,7 @@ class Analysis:
     segments: list = field(default_factory=list)  # reading order: (file, first_line, last_line)
 
     def order(self, file: str, line: int) -> int:
-        """Position of (file, line) in reading order across \input files (for disable regions)."""
+        """Position of (file, line) in reading order across included files (for disable regions)."""
         base = 0
         for seg_file, first, last in self.segments:
             if seg_file == file and first <= line <= last:
