@@ -88,9 +88,8 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
     color = sys.stdout.isatty() if color is None and not output else bool(color)
     text = render(fmt, result.reports, result.errors, color=color)
     _emit(text, output)
-    if result.errors and fmt not in ("text",):
-        for err in result.errors:
-            click.echo(f"camlint: {err}", err=True)
+    for err in result.errors:
+        click.echo(f"camlint: {err}", err=True)
     if result.errors:
         sys.exit(EXIT_INPUT)
     sys.exit(EXIT_FINDINGS if result.failed else EXIT_OK)

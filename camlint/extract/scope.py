@@ -26,10 +26,17 @@ def clause_before(text: str, start: int, limit: int = 60) -> str:
     return head[cut + 1:] if cut >= 0 else head
 
 
+SMALL_SECTION = 4   # paragraphs: a section this short that mentions CAM is about CAM throughout
+
+
 @dataclass
 class Scope:
     vocab: Vocabulary
-    cam_sections: set[int] = field(default_factory=set)
+    cam_sections: set[int] = field(default_factory=set)     # sections that mention CAM at all
+    cam_titles: set[int] = field(default_factory=set)       # sections about CAM by their title
+    small: set[int] = field(default_factory=set)            # sections with few paragraphs
+    cam_units: set[int] = field(default_factory=set)        # ids of paragraphs/captions about CAM
+    cam_floats: set[tuple] = field(default_factory=set)     # (file, section, float env) with a CAM caption
 
     def role_ok(self, s: Sentence) -> bool:
         return s.section.role not in OUT_OF_SCOPE_ROLES
@@ -37,24 +44,45 @@ class Scope:
     def is_cnn_only(self, s: Sentence) -> bool:
         return bool(self.vocab.cnn.search(s.text)) and not self.vocab.transformer.search(s.text)
 
+    def is_other_method(self, s: Sentence) -> bool:
+        return bool(self.vocab.other_methods.search(s.text)) and not self.vocab.cam_triggers.search(s.text)
+
     def in_scope(self, s: Sentence) -> bool:
         if not self.role_ok(s) or s.unit.kind in ("heading", "title"):
             return False
-        if self.is_cnn_only(s):
+        if self.is_cnn_only(s) or self.is_other_method(s):
             return False
-        return s.section.index in self.cam_sections or bool(self.vocab.cam_triggers.search(s.text))
+        sec = s.section.index
+        if sec in self.cam_titles or id(s.unit) in self.cam_units:
+            return True
+        if s.unit.float_env and (s.unit.file.display, sec, s.unit.float_env) in self.cam_floats:
+            return True
+        return sec in self.cam_sections and sec in self.small
 
 
 def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary) -> Scope:
     scope = Scope(vocab)
     for sec in doc.sections:
         if sec.role not in OUT_OF_SCOPE_ROLES and sec.title and vocab.cam_titles.search(sec.title):
+            scope.cam_titles.add(sec.index)
             scope.cam_sections.add(sec.index)
+    paragraphs: dict[int, int] = {}
+    for u in doc.units:
+        if u.kind in ("text", "item"):
+            paragraphs[u.section.index] = paragraphs.get(u.section.index, 0) + 1
+    scope.small = {i for i, n in paragraphs.items() if n <= SMALL_SECTION}
     for s in sentences:
         if s.section.role in OUT_OF_SCOPE_ROLES or scope.is_cnn_only(s):
             continue
         if vocab.cam_triggers.search(s.text) and not _contrasted(s.text, vocab.cam_triggers, vocab):
             scope.cam_sections.add(s.section.index)
+            scope.cam_units.add(id(s.unit))
+            if s.unit.kind == "caption" and s.unit.float_env:
+                scope.cam_floats.add((s.unit.file.display, s.section.index, s.unit.float_env))
+    # in a CAM section, a paragraph about "the map(s)" is about the CAM maps
+    for s in sentences:
+        if s.section.index in scope.cam_sections and vocab.map_words.search(s.text):
+            scope.cam_units.add(id(s.unit))
     return scope
 
 
@@ -77,7 +105,7 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
         if s.section.role in ("related", "references"):
             continue
         has_transformer = bool(vocab.transformer.search(s.text)) and not vocab.contrast.search(s.text)
-        if has_transformer and s.section.role != "introduction":
+        if has_transformer and (s.section.role != "introduction" or re.search(r"\b(?:we|our)\b", s.text, re.I)):
             own_transformer = True
         if method_names.search(s.text) and not _contrasted(s.text, method_names, vocab):
             applied = True

@@ -45,6 +45,8 @@ class Vocabulary:
     transformer: re.Pattern
     cnn: re.Pattern
     cues: dict[str, re.Pattern]
+    map_words: re.Pattern = None
+    other_methods: re.Pattern = None
     entries: dict[str, list[Entry]] = field(default_factory=dict)
     model: dict = field(default_factory=dict)
     implementation: dict = field(default_factory=dict)
@@ -79,6 +81,8 @@ def vocabulary() -> Vocabulary:
         transformer=_any(raw["transformer_models"]),
         cnn=_any(raw["cnn_models"]),
         cues={k: _rx(p) for k, p in raw["cues"].items()},
+        map_words=_rx(raw["map_words"]),
+        other_methods=_rx(raw["other_methods"]),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
     )
     for key in ("method", "layer", "location", "target", "tokens", "reshape", "weighting",

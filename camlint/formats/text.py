@@ -41,8 +41,6 @@ def _console(color: bool | None, width: int | None) -> tuple[Console, io.StringI
 
 def render(reports, errors=(), *, color: bool | None = None, width: int | None = None, **_) -> str:
     console, buf = _console(color, width)
-    for err in errors:
-        console.print(Text(f"{err}", style="bold red"))
     for rep in reports:
         _render_report(console, rep)
     totals = defaultdict(int)
