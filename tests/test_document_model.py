@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from camlint.latex.project import load_project
-from camlint.latex.units import build_units
+from camlint.latex.units import ParseAll, build_units
 from conftest import write_project
 
 
 def _units(tmp_path, body: str, preamble: str = ""):
     main = write_project(tmp_path, {"main.tex": f"\\documentclass{{article}}\n{preamble}\n"
                                                 f"\\begin{{document}}\n{body}\n\\end{{document}}\n"})
-    return build_units(load_project(main, "main.tex"), lambda s: True)
+    return build_units(load_project(main, "main.tex"), ParseAll())
 
 
 def _text(doc) -> str:

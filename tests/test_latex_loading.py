@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from camlint.latex.project import load_project
-from camlint.latex.units import build_units
+from camlint.latex.units import ParseAll, build_units
 from conftest import FIXTURES, doc_of, write_project
 
 
@@ -79,7 +79,7 @@ def test_latin1_bom_and_crlf(tmp_path):
 
 def test_positions_map_back_to_file_line_and_column(tmp_path):
     p = _project(tmp_path, {"main.tex": "\\section{Saliency maps}\nSome text.\n  We use the \\texttt{last\\_block} here.\n"})
-    doc = build_units(p, lambda s: True)
+    doc = build_units(p, ParseAll())
     unit = next(u for u in doc.units if "last_block" in u.text)
     pos = unit.text.index("last_block")
     assert unit.line_col(pos) == (3, 22)

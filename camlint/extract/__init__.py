@@ -42,8 +42,17 @@ class Extraction:
     anchor: tuple | None = None
 
 
-def relevant(chunk: str) -> bool:
-    return bool(vocabulary().prefilter.search(chunk))
+class Relevance:
+    """Which raw paragraphs the LaTeX front end should parse (see build_units)."""
+
+    def __call__(self, chunk: str, in_cam_section: bool) -> bool:
+        return in_cam_section or bool(vocabulary().prefilter.search(chunk))
+
+    def cam(self, raw: str) -> bool:
+        return bool(vocabulary().cam_triggers.search(raw))
+
+
+relevant = Relevance()
 
 
 def _cam_method_pattern(vocab) -> re.Pattern:

@@ -110,13 +110,13 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
     """All mentions of `key` in one sentence (longest first where patterns overlap)."""
     text = sentence.text
     out: list[Mention] = []
-    taken: list[tuple[int, int, str]] = []
+    taken: dict[str, set[int]] = {}      # slot -> character positions already read
     for entry in vocab.entries[key]:
         if entry.needs and not vocab.cues[entry.needs].search(text):
             continue
         for rx in entry.patterns:
             for m in rx.finditer(text):
-                if any(a <= m.start() < b and slot == entry.slot for a, b, slot in taken):
+                if m.start() in taken.get(entry.slot, ()):
                     continue   # an earlier (more specific) entry already read these words
                 value, data = entry.value, {}
                 if entry.parse:
@@ -130,7 +130,7 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
                     if entry.negated in (None, "skip"):
                         continue
                     value = entry.negated
-                taken.append((m.start(), m.end(), entry.slot))
+                taken.setdefault(entry.slot, set()).update(range(m.start(), m.end()))
                 out.append(Mention(key, entry.slot, value, sentence, m.start(), m.end(),
                                    entry.strength, data))
     return out

@@ -66,11 +66,16 @@ class SourceFile:
 
 
 def decode(raw: bytes) -> str:
-    """UTF-8 (BOM allowed) with a latin-1 fallback; CRLF and CR become LF."""
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
+    """UTF-8 (BOM allowed), UTF-16 with a BOM, else latin-1; CRLF and CR become LF."""
+    import codecs
+
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = raw.decode("utf-16", errors="replace")
+    else:
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -155,9 +160,10 @@ def read_source(path: Path, display: str, verbatim: set[str]) -> SourceFile:
     if size > MAX_FILE_BYTES:
         raise ValueError(f"file is {size / 1e6:.1f} MB, over the {MAX_FILE_BYTES / 1e6:.0f} MB limit")
     raw = path.read_bytes()
-    if b"\x00" in raw[:65536]:
+    text = decode(raw)
+    if "\x00" in text[:65536]:
         raise ValueError("binary file (NUL bytes), not LaTeX")
-    src = SourceFile(path, display, decode(raw))
+    src = SourceFile(path, display, text)
     src.line_starts = _line_starts(src.text)
     mask(src, verbatim | verbatim_envs_defined(src.text))
     return src

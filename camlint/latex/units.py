@@ -28,6 +28,7 @@ _BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
 _NEWCOMMAND = re.compile(r"\\(?:re)?newcommand\*?\s*\{?\s*\\([A-Za-z@]+)\s*\}?\s*(?:\[0\])?\s*\{"
                          r"|\\providecommand\*?\s*\{?\s*\\([A-Za-z@]+)\s*\}?\s*\{"
                          r"|\\def\s*\\([A-Za-z@]+)\s*\{")
+MAX_MACRO_CHARS = 500
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\\$\"`0-9])")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|cf|vs|Fig|Figs|Eq|Eqs|Sec|Secs|Tab|Ref|Refs|"
                      r"App|Alg|No|approx|resp|w\.r\.t|viz|Dr|Prof|Mr|Ms|Jr|Inc|Ltd|Co)\.)$", re.I)
@@ -119,6 +120,9 @@ class DocumentText:
             yield from split_sentences(u)
 
 
+MAX_SENTENCE = 1500   # longer "sentences" (no punctuation) are read in windows
+
+
 def split_sentences(unit: Unit) -> list[Sentence]:
     if unit.kind in ("row", "heading", "title", "code"):
         return [Sentence(unit, 0, len(unit.text), unit.text)] if unit.text.strip() else []
@@ -126,11 +130,21 @@ def split_sentences(unit: Unit) -> list[Sentence]:
     for m in _SENTENCE_END.finditer(unit.text):
         if _ABBREV.search(unit.text[max(0, m.start() - 8): m.start()]):
             continue
-        out.append(Sentence(unit, start, m.start(), unit.text[start:m.start()]))
+        out.extend(_windows(unit, start, m.start()))
         start = m.end()
-    if unit.text[start:].strip():
-        out.append(Sentence(unit, start, len(unit.text), unit.text[start:]))
+    out.extend(_windows(unit, start, len(unit.text)))
     return [s for s in out if s.text.strip()]
+
+
+def _windows(unit: Unit, start: int, end: int) -> list[Sentence]:
+    out = []
+    while end - start > MAX_SENTENCE:
+        cut = unit.text.rfind(" ", start + MAX_SENTENCE // 2, start + MAX_SENTENCE)
+        cut = cut if cut > start else start + MAX_SENTENCE
+        out.append(Sentence(unit, start, cut, unit.text[start:cut]))
+        start = cut
+    out.append(Sentence(unit, start, end, unit.text[start:end]))
+    return out
 
 
 class _Builder:
@@ -399,9 +413,10 @@ def collect_macros(project: Project) -> dict[str, str]:
             bodies[name] = f.masked[m.end(): end - 1]
     macros: dict[str, str] = {}
     for name, body in bodies.items():
-        if "#" in body or len(body) > 500:
+        if "#" in body or len(body) > MAX_MACRO_CHARS:
             continue
-        macros[name] = expand_macro_body(body, macros)
+        # expanding earlier macros inside a body can grow exponentially (\def\b{\a\a}...)
+        macros[name] = expand_macro_body(body, macros)[:MAX_MACRO_CHARS]
     return macros
 
 
@@ -466,11 +481,47 @@ def structural_problems(f: SourceFile) -> list[Problem]:
     return problems
 
 
-def build_units(project: Project, relevant: Callable[[str], bool]) -> DocumentText:
+class ParseAll:
+    """A relevance that parses every paragraph (tests, tools)."""
+
+    def __call__(self, chunk: str, in_cam_section: bool) -> bool:
+        return True
+
+    def cam(self, raw: str) -> bool:
+        return False
+
+
+def build_units(project: Project, relevant: Callable[[str, bool], bool], cache=None) -> DocumentText:
+    """Units of every paragraph that may matter.
+
+    `relevant(raw_chunk, in_cam_section)` decides which paragraphs are parsed: all paragraphs of
+    a section that mentions CAM, elsewhere only those that name a model, a library, a method.
+    """
     doc = DocumentText()
     doc.macros = collect_macros(project)
     for f in project.files:
         doc.problems.extend(structural_problems(f))
+    pending = _structure(project, doc)        # pass 1: sections and raw chunks, nothing parsed
+    cam_sections = {sec for kind, item, sec in pending if kind == "chunk" and relevant.cam(item[0].masked[item[1]:item[2]])}
+    cam_sections |= {s.index for s in doc.sections if s.title and relevant.cam(s.title)}
+    for kind, item, sec in pending:           # pass 2: parse what matters
+        if kind == "unit":
+            doc.units.append(item)
+            continue
+        f, start, end = item
+        chunk = f.masked[start:end]
+        if relevant(chunk, sec in cam_sections):
+            section = doc.sections[sec]
+            if cache is not None:
+                doc.units.extend(cache.units(f, start, chunk, section, doc.macros, _convert_chunk))
+            else:
+                doc.units.extend(_convert_chunk(chunk, f, section, start, doc.macros))
+    return doc
+
+
+def _structure(project: Project, doc: DocumentText) -> list:
+    """Sections and the raw paragraph chunks between them, in reading order."""
+    pending: list = []
     files = {f.display: f for f in project.files}
     section = Section(0, "", "", "front", project.main.display, 1)
     doc.sections.append(section)
@@ -481,7 +532,6 @@ def build_units(project: Project, relevant: Callable[[str], bool]) -> DocumentTe
         start = f.line_starts[first - 1] if first - 1 < len(f.line_starts) else len(f.text)
         end = f.line_starts[last] if last < len(f.line_starts) else len(f.text)
         text = f.masked
-        # structure events in this segment, in order
         events = []
         for m in _HEADING.finditer(text, start, end):
             events.append((m.start(), "heading", m))
@@ -497,7 +547,7 @@ def build_units(project: Project, relevant: Callable[[str], bool]) -> DocumentTe
         for pos, kind, obj in events:
             if pos < cursor:
                 continue
-            doc.units.extend(_chunks(f, cursor, pos, section, doc.macros, relevant))
+            pending.extend(("chunk", c, section.index) for c in _raw_chunks(f, cursor, pos))
             if kind == "heading":
                 title_text, after = _heading_title(text, obj)
                 level = M.HEADINGS[obj.group(1)]
@@ -517,7 +567,7 @@ def build_units(project: Project, relevant: Callable[[str], bool]) -> DocumentTe
                 unit = Unit("heading", f, section)
                 b = _Builder(unit)
                 b.add(title, pos)
-                doc.units.append(b.finish())
+                pending.append(("unit", b.finish(), section.index))
                 cursor = after
             elif kind == "appendix":
                 appendix = True
@@ -534,23 +584,50 @@ def build_units(project: Project, relevant: Callable[[str], bool]) -> DocumentTe
                 unit = Unit("code", f, section, raw=obj)
                 b = _Builder(unit)
                 b.add(f.text[obj.start:obj.end], obj.start, exact=True)
-                doc.units.append(b.finish())
+                pending.append(("unit", b.finish(), section.index))
                 cursor = obj.end if not obj.closed else obj.end + len(f"\\end{{{obj.env}}}")
-        doc.units.extend(_chunks(f, cursor, end, section, doc.macros, relevant))
-    return doc
+        pending.extend(("chunk", c, section.index) for c in _raw_chunks(f, cursor, end))
+    return pending
 
 
-def _chunks(f: SourceFile, start: int, end: int, section: Section, macros, relevant) -> list[Unit]:
-    if end <= start:
-        return []
-    units = []
+MAX_CHUNK = 12_000   # pylatexenc slows down superlinearly on very long runs of text
+
+
+def _raw_chunks(f: SourceFile, start: int, end: int) -> list[tuple[SourceFile, int, int]]:
+    """Paragraphs (blank-line separated), long ones cut at a space outside any brace group."""
+    out = []
     text = f.masked
     pos = start
     for m in list(_BLANK_LINES.finditer(text, start, end)) + [None]:
         stop = m.start() if m else end
-        chunk = text[pos:stop]
-        if chunk.strip() and relevant(chunk):
-            units.extend(_convert_chunk(chunk, f, section, pos, macros))
+        if text[pos:stop].strip():
+            out.extend(_split_long(f, pos, stop))
         if m:
             pos = m.end()
-    return units
+    return out
+
+
+def _split_long(f: SourceFile, start: int, stop: int) -> list[tuple[SourceFile, int, int]]:
+    if stop - start <= MAX_CHUNK:
+        return [(f, start, stop)]
+    out, text, pos = [], f.masked, start
+    while stop - pos > MAX_CHUNK:
+        cut, depth, i = -1, 0, pos
+        limit = pos + MAX_CHUNK
+        while i < limit:
+            c = text[i]
+            if c == "\\":
+                i += 2
+                continue
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth = max(0, depth - 1)
+            elif c in " \n" and depth == 0 and i - pos > MAX_CHUNK // 2:
+                cut = i
+            i += 1
+        cut = cut if cut > pos else limit
+        out.append((f, pos, cut))
+        pos = cut
+    out.append((f, pos, stop))
+    return out
