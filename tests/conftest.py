@@ -52,6 +52,13 @@ def statuses(doc: dict) -> dict:
     return {k: v["status"] for k, v in doc["checklist"].items()}
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    """Tests never touch the user's cache folder."""
+    os.environ["CAMLINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("camlint-cache"))
+    yield
+
+
 @pytest.fixture
 def shared_dir() -> Path:
     if not (SHARED / "corpus" / "dev" / "labels.yaml").exists():

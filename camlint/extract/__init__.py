@@ -12,7 +12,7 @@ from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
 from camlint.extract import special
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
-from camlint.extract.vocab import vocabulary
+from camlint.extract.vocab import low, vocabulary
 from camlint.findings import Evidence
 from camlint.keys import KEYS
 from camlint.latex.units import DocumentText, Sentence
@@ -46,10 +46,21 @@ class Relevance:
     """Which raw paragraphs the LaTeX front end should parse (see build_units)."""
 
     def __call__(self, chunk: str, in_cam_section: bool) -> bool:
-        return in_cam_section or bool(vocabulary().prefilter.search(chunk))
+        if in_cam_section:
+            return True
+        v, text = vocabulary(), low(chunk)
+        return bool(v.prefilter.search(text)) or (
+            "\\begin{tabular" not in text and bool(v.prefilter_models.search(text)))
 
     def cam(self, raw: str) -> bool:
-        return bool(vocabulary().cam_triggers.search(raw))
+        return bool(vocabulary().cam_triggers.search(low(raw)))
+
+    def flags(self, raw: str) -> dict[str, list[int]]:
+        """Where raw text mentions CAM or a transformer model, before any parsing."""
+        v = vocabulary()
+        raw = low(raw)
+        return {name: [m.start() for m in rx.finditer(raw)]
+                for name, rx in (("cam", v.cam_triggers), ("transformer", v.transformer))}
 
 
 relevant = Relevance()
@@ -58,7 +69,7 @@ relevant = Relevance()
 def _cam_method_pattern(vocab) -> re.Pattern:
     parts = [rx.pattern for e in vocab.entries["method"] if not e.vague for rx in e.patterns]
     parts += [r"class[- ]activation maps?", r"gradient[- ]based (?:saliency|attribution|explanation)"]
-    return re.compile("|".join(f"(?:{p})" for p in parts), re.I)
+    return re.compile("|".join(f"(?:{p})" for p in parts))
 
 
 def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
@@ -78,19 +89,26 @@ def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
     return {**{k: v for k, v in value.items() if k != "grid"}, "text": grid["formula"]}
 
 
+def _raw_transformer_sections(doc: DocumentText) -> set[int]:
+    """Sections of the paper's own work whose text names a transformer (parsed or not)."""
+    own = {s.index for s in doc.sections if s.role not in ("related", "introduction", "references")}
+    return set(doc.raw_flags.get("transformer", ())) & own
+
+
 def extract(doc: DocumentText) -> Extraction:
     vocab = vocabulary()
     sentences = [s for s in doc.sentences() if s.unit.kind != "code"]
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
-    result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, scope.cam_sections),
+    result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, scope.cam_sections,
+                                                                  _raw_transformer_sections(doc)),
                         sentences=sentences, scope=scope)
     in_scope = [s for s in sentences if scope.in_scope(s)]
     mentions = {k: [] for k in KEYS}
     for s in sentences:
         if scope.role_ok(s) and s.section.role != "introduction" and s.unit.kind not in ("heading",):
             mentions["method"].extend(m for m in Mn.find(vocab, "method", s)
-                                      if not vocab.contrast.search(s.text[max(0, m.start - 80):m.start]))
+                                      if not vocab.contrast.search(s.low[max(0, m.start - 80):m.start]))
     for s in in_scope:
         for key in ("layer", "location", "target", "tokens", "reshape", "weighting", "heads", "relu", "postprocess"):
             mentions[key].extend(Mn.find(vocab, key, s))

@@ -108,7 +108,9 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
 
 def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
     """All mentions of `key` in one sentence (longest first where patterns overlap)."""
-    text = sentence.text
+    text = sentence.low
+    if not vocab.any_entry[key].search(text):
+        return []
     out: list[Mention] = []
     taken: dict[str, set[int]] = {}      # slot -> character positions already read
     for entry in vocab.entries[key]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from camlint.extract.vocab import Vocabulary
+from camlint.extract.vocab import Vocabulary, low
 from camlint.latex.units import DocumentText, Sentence
 
 OUT_OF_SCOPE_ROLES = frozenset({"related", "introduction", "references", "acknowledgements"})
@@ -42,10 +42,10 @@ class Scope:
         return s.section.role not in OUT_OF_SCOPE_ROLES
 
     def is_cnn_only(self, s: Sentence) -> bool:
-        return bool(self.vocab.cnn.search(s.text)) and not self.vocab.transformer.search(s.text)
+        return bool(self.vocab.cnn.search(s.low)) and not self.vocab.transformer.search(s.low)
 
     def is_other_method(self, s: Sentence) -> bool:
-        return bool(self.vocab.other_methods.search(s.text)) and not self.vocab.cam_triggers.search(s.text)
+        return bool(self.vocab.other_methods.search(s.low)) and not self.vocab.cam_triggers.search(s.low)
 
     def in_scope(self, s: Sentence) -> bool:
         if not self.role_ok(s) or s.unit.kind in ("heading", "title"):
@@ -63,7 +63,7 @@ class Scope:
 def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary) -> Scope:
     scope = Scope(vocab)
     for sec in doc.sections:
-        if sec.role not in OUT_OF_SCOPE_ROLES and sec.title and vocab.cam_titles.search(sec.title):
+        if sec.role not in OUT_OF_SCOPE_ROLES and sec.title and vocab.cam_titles.search(low(sec.title)):
             scope.cam_titles.add(sec.index)
             scope.cam_sections.add(sec.index)
     paragraphs: dict[int, int] = {}
@@ -74,14 +74,14 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
     for s in sentences:
         if s.section.role in OUT_OF_SCOPE_ROLES or scope.is_cnn_only(s):
             continue
-        if vocab.cam_triggers.search(s.text) and not _contrasted(s.text, vocab.cam_triggers, vocab):
+        if vocab.cam_triggers.search(s.low) and not _contrasted(s.low, vocab.cam_triggers, vocab):
             scope.cam_sections.add(s.section.index)
             scope.cam_units.add(id(s.unit))
             if s.unit.kind == "caption" and s.unit.float_env:
                 scope.cam_floats.add((s.unit.file.display, s.section.index, s.unit.float_env))
     # in a CAM section, a paragraph about "the map(s)" is about the CAM maps
     for s in sentences:
-        if s.section.index in scope.cam_sections and vocab.map_words.search(s.text):
+        if s.section.index in scope.cam_sections and vocab.map_words.search(s.low):
             scope.cam_units.add(id(s.unit))
     return scope
 
@@ -97,19 +97,24 @@ def _contrasted(text: str, pattern: re.Pattern, vocab: Vocabulary) -> bool:
 
 
 def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
-                            cam_sections: set[int] = frozenset()) -> bool:
-    """A CAM-style method is applied (not merely contrasted), and the paper's model is a transformer."""
-    applied = own_transformer = False
+                            cam_sections: set[int] = frozenset(), raw_transformer: set[int] = frozenset()) -> bool:
+    """A CAM-style method is applied (not merely contrasted), and the paper's model is a transformer.
+
+    `raw_transformer`: sections of the paper's own work that name a transformer in paragraphs
+    that were not parsed (they said nothing else of interest).
+    """
+    applied = False
+    own_transformer = bool(raw_transformer)
     cam_model_mentions = []
     for s in sentences:
         if s.section.role in ("related", "references"):
             continue
-        has_transformer = bool(vocab.transformer.search(s.text)) and not vocab.contrast.search(s.text)
+        has_transformer = bool(vocab.transformer.search(s.low)) and not vocab.contrast.search(s.low)
         if has_transformer and (s.section.role != "introduction" or re.search(r"\b(?:we|our)\b", s.text, re.I)):
             own_transformer = True
-        if method_names.search(s.text) and not _contrasted(s.text, method_names, vocab):
+        if method_names.search(s.low) and not _contrasted(s.low, method_names, vocab):
             applied = True
-            cam_model_mentions.append((has_transformer, bool(vocab.cnn.search(s.text))))
+            cam_model_mentions.append((has_transformer, bool(vocab.cnn.search(s.low))))
     if not (applied and own_transformer):
         return False
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
@@ -118,4 +123,4 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     if on_transformer or not on_cnn_only:
         return True
     # the CAM sections name the transformer ("For the transformer, features are taken from...")
-    return any(vocab.transformer.search(s.text) for s in sentences if s.section.index in cam_sections)
+    return any(vocab.transformer.search(s.low) for s in sentences if s.section.index in cam_sections)

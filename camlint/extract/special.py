@@ -32,18 +32,19 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
             continue
         if s.unit.kind in ("heading", "title"):
             continue
-        for m in vocab.model["arch"].finditer(s.text):
-            arch_m.append(_mention("model", "arch", m.group(0), s, m, _arch_specificity(m.group(0))))
+        for m in vocab.model["arch"].finditer(s.low):
+            name = s.text[m.start():m.end()]
+            arch_m.append(_mention("model", "arch", name, s, m, _arch_specificity(name)))
             units_with_arch.add(id(s.unit))
-        for m in vocab.model["weights_ids"].finditer(s.text):
-            weight_m.append(_mention("model", "weights", m.group(0).strip(), s, m, 3))
-        for m in vocab.model["weights"].finditer(s.text):
-            weight_m.append(_mention("model", "weights", " ".join(m.group(0).split()).rstrip(" ("), s, m, 2))
-        for m in vocab.model["vague_weights"].finditer(s.text):
-            vague_m.append(_mention("model", "weights", " ".join(m.group(0).split()), s, m))
+        for m in vocab.model["weights_ids"].finditer(s.low):
+            weight_m.append(_mention("model", "weights", s.text[m.start():m.end()].strip(), s, m, 3))
+        for m in vocab.model["weights"].finditer(s.low):
+            weight_m.append(_mention("model", "weights", " ".join(s.text[m.start():m.end()].split()).rstrip(" ("), s, m, 2))
+        for m in vocab.model["vague_weights"].finditer(s.low):
+            vague_m.append(_mention("model", "weights", " ".join(s.text[m.start():m.end()].split()), s, m))
     # weights count where the paragraph also names the transformer (not a CNN's weights)
     weight_m = [m for m in weight_m if id(m.sentence.unit) in units_with_arch or
-                vocab.transformer.search(m.sentence.text)]
+                vocab.transformer.search(m.sentence.low)]
     if not arch_m and not weight_m and not vague_m:
         return None, []
     value: dict = {}
@@ -89,16 +90,16 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
         if not scope.role_ok(s) or s.section.role == "introduction":
             continue
         for name, rx in imp["libraries"]:
-            for m in rx.finditer(s.text):
-                version = _version_near(s.text, m.end(), imp["version"])
+            for m in rx.finditer(s.low):
+                version = _version_near(s.low, m.end(), imp["version"])
                 found.append((_mention("implementation", "library", name, s, m, 2 if version else 1), version))
         for rx in imp["release"]:
-            for m in rx.finditer(s.text):
+            for m in rx.finditer(s.low):
                 ref = m.groupdict().get("ref")
-                found.append((_mention("implementation", "library", m.group(0), s, m, 2 if ref else 1),
+                found.append((_mention("implementation", "library", s.text[m.start():m.end()], s, m, 2 if ref else 1),
                               {"commit": ref} if ref else None))
         if scope.in_scope(s):
-            for m in imp["own_code"].finditer(s.text):
+            for m in imp["own_code"].finditer(s.low):
                 own.append(_mention("implementation", "own", "own code", s, m))
     if found:
         with_version = [(m, v) for m, v in found if v]

@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 
 import yaml
 
-FLAGS = re.I
+FLAGS = 0   # patterns are lower case and run on lower-cased text: much faster than re.I
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def low(text: str) -> str:
+    """ASCII lower case: same length, so match offsets are offsets in the original text."""
+    return text.translate(_ASCII_LOWER)
 
 
 def _rx(pattern: str) -> re.Pattern:
@@ -38,6 +44,7 @@ class Entry:
 @dataclass
 class Vocabulary:
     prefilter: re.Pattern
+    prefilter_models: re.Pattern
     cam_triggers: re.Pattern
     cam_titles: re.Pattern
     contrast: re.Pattern
@@ -48,6 +55,7 @@ class Vocabulary:
     map_words: re.Pattern = None
     other_methods: re.Pattern = None
     entries: dict[str, list[Entry]] = field(default_factory=dict)
+    any_entry: dict[str, re.Pattern] = field(default_factory=dict)   # quick reject per key
     model: dict = field(default_factory=dict)
     implementation: dict = field(default_factory=dict)
     digest: str = ""
@@ -71,9 +79,10 @@ def vocabulary() -> Vocabulary:
     import hashlib
 
     text = vocabulary_text()
-    raw = yaml.safe_load(text)
+    raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     v = Vocabulary(
         prefilter=_rx(re.sub(r"\s+", "", raw["prefilter"])),
+        prefilter_models=_rx(re.sub(r"\s+", "", raw["prefilter_models"])),
         cam_triggers=_any(raw["cam_triggers"]),
         cam_titles=_any(raw["cam_titles"]),
         contrast=_any(raw["contrast_cues"]),
@@ -88,6 +97,8 @@ def vocabulary() -> Vocabulary:
     for key in ("method", "layer", "location", "target", "tokens", "reshape", "weighting",
                 "heads", "relu", "postprocess"):
         v.entries[key] = _entries(key, raw[key])
+        v.any_entry[key] = _any([re.sub(r"\(\?P<\w+>", "(?:", rx.pattern)
+                                 for e in v.entries[key] for rx in e.patterns])
     m = raw["model"]
     v.model = {"arch": _any(m["arch"]), "weights_ids": _any(m["weights_ids"]), "weights": _any(m["weights"]),
                "vague_weights": _any(m["vague_weights"])}

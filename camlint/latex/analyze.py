@@ -22,12 +22,18 @@ _RANK = {REPORTED: 3, PARTIAL: 2, MISSING: 1, NOT_APPLICABLE: 0}
 _CAMSPEC_DIRECTIVE = re.compile(r"^\s*camspec\s*:\s*(\S+)\s*$")
 
 
-def analyze_latex(path: Path, display: str, spec: Path | None = None) -> Analysis:
+def analyze_latex(path: Path, display: str, spec: Path | None = None, use_cache: bool = True) -> Analysis:
     try:
         project = load_project(path, display)
     except ValueError as exc:
         raise InputError(str(exc), display) from None
-    doc = build_units(project, relevant)
+    from camlint.cache import ParseCache
+    from camlint.latex.units import collect_macros
+
+    cache = ParseCache(path, collect_macros(project)) if use_cache else None
+    doc = build_units(project, relevant, cache)
+    if cache is not None:
+        cache.save()
     ex = extract(doc)
     a = Analysis(path=display, kind="latex", uses_cam=ex.uses_cam, prose=ex)
     a.anchor = ex.anchor or (display, 1, 1)

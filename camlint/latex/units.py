@@ -104,6 +104,13 @@ class Sentence:
     def section(self) -> Section:
         return self.unit.section
 
+    @functools.cached_property
+    def low(self) -> str:
+        """The text in ASCII lower case (same offsets) for the vocabulary's patterns."""
+        from camlint.extract.vocab import low
+
+        return low(self.text)
+
     def cites(self) -> tuple[str, ...]:
         return tuple(k for p, keys in self.unit.cites if self.start <= p <= self.end for k in keys)
 
@@ -114,6 +121,7 @@ class DocumentText:
     sections: list[Section] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     macros: dict[str, str] = field(default_factory=dict)
+    raw_flags: dict[str, set[int]] = field(default_factory=dict)   # name -> sections whose raw text matched
 
     def sentences(self):
         for u in self.units:
@@ -490,6 +498,9 @@ class ParseAll:
     def cam(self, raw: str) -> bool:
         return False
 
+    def flags(self, raw: str) -> dict[str, list[int]]:
+        return {}
+
 
 def build_units(project: Project, relevant: Callable[[str, bool], bool], cache=None) -> DocumentText:
     """Units of every paragraph that may matter.
@@ -498,11 +509,13 @@ def build_units(project: Project, relevant: Callable[[str, bool], bool], cache=N
     a section that mentions CAM, elsewhere only those that name a model, a library, a method.
     """
     doc = DocumentText()
-    doc.macros = collect_macros(project)
+    doc.macros = cache.macros if cache is not None and getattr(cache, "macros", None) is not None \
+        else collect_macros(project)
     for f in project.files:
         doc.problems.extend(structural_problems(f))
     pending = _structure(project, doc)        # pass 1: sections and raw chunks, nothing parsed
-    cam_sections = {sec for kind, item, sec in pending if kind == "chunk" and relevant.cam(item[0].masked[item[1]:item[2]])}
+    _raw_flags(project, pending, relevant, doc)
+    cam_sections = set(doc.raw_flags.get("cam", ()))
     cam_sections |= {s.index for s in doc.sections if s.title and relevant.cam(s.title)}
     for kind, item, sec in pending:           # pass 2: parse what matters
         if kind == "unit":
@@ -517,6 +530,24 @@ def build_units(project: Project, relevant: Callable[[str, bool], bool], cache=N
             else:
                 doc.units.extend(_convert_chunk(chunk, f, section, start, doc.macros))
     return doc
+
+
+def _raw_flags(project: Project, pending: list, relevant, doc: DocumentText) -> None:
+    """Which sections mention CAM or a transformer in their raw text (one regex pass per file)."""
+    chunks: dict[str, list[tuple[int, int, int]]] = {}
+    for kind, item, sec in pending:
+        if kind == "chunk":
+            chunks.setdefault(item[0].display, []).append((item[1], item[2], sec))
+    for f in project.files:
+        spans = chunks.get(f.display, [])
+        if not spans:
+            continue
+        starts = [a for a, _, _ in spans]
+        for name, positions in relevant.flags(f.masked).items():
+            for pos in positions:
+                i = bisect.bisect_right(starts, pos) - 1
+                if i >= 0 and spans[i][0] <= pos < spans[i][1]:
+                    doc.raw_flags.setdefault(name, set()).add(spans[i][2])
 
 
 def _structure(project: Project, doc: DocumentText) -> list:
