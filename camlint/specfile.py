@@ -50,11 +50,33 @@ def analyze_spec(path: Path, display: str) -> Analysis:
     a.specs.append(src)
     a.problems.extend(schema.validate(loaded.data, loaded, display))
     a.values = spec_values(src.data)
+    _preset_values(a, src)
     a.statuses = judge.statuses(a.values, prefix_tokens=prefix_tokens_of(a.values))
     a.evidence.update(spec_evidence(src, text_lines))
     a.sections = {(display, ev.line): key for key, evs in a.evidence.items() for ev in evs}
     a.suppressions.extend(ignores_of(src))
     return a
+
+
+def _preset_values(a: Analysis, src: SpecSource) -> None:
+    """`method: {preset: NAME}` fixes the keys the preset fixes, where the spec leaves them open."""
+    from camlint.presets import find_preset
+    from camlint.problems import Problem
+
+    method = src.data.get("method")
+    name = method.get("preset") if isinstance(method, dict) else None
+    if not name:
+        return
+    line, col = src.position(("method", "preset"))
+    preset = find_preset(name)
+    if preset is None:
+        a.problems.append(Problem("CAM306", f"unknown preset {name!r} (camlint presets lists them)",
+                                  src.file, line, col))
+        return
+    for key, value in preset.fixes.items():
+        if judge.status_of(key, a.values.get(key)) in ("missing", "partial"):
+            a.values[key] = value
+            a.evidence[key] = [Evidence(src.file, line, col, f"preset: {name}")]
 
 
 def ignores_of(src: SpecSource) -> list:

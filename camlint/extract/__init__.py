@@ -40,6 +40,8 @@ class Extraction:
     sentences: list = field(default_factory=list)
     scope: Scope | None = None
     anchor: tuple | None = None
+    bibliography: dict = field(default_factory=dict)      # citation key -> title / bibitem text
+    presets: list = field(default_factory=list)           # (Preset, Evidence) the text says it follows
 
 
 class Relevance:
@@ -95,7 +97,7 @@ def _raw_transformer_sections(doc: DocumentText) -> set[int]:
     return set(doc.raw_flags.get("transformer", ())) & own
 
 
-def extract(doc: DocumentText) -> Extraction:
+def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     vocab = vocabulary()
     sentences = [s for s in doc.sentences() if s.unit.kind != "code"]
     scope = build_scope(doc, sentences, vocab)
@@ -128,7 +130,24 @@ def extract(doc: DocumentText) -> Extraction:
     values["implementation"], evidence["implementation"] = special.decide_implementation(sentences, scope, vocab)
     result.values, result.evidence = values, evidence
     result.anchor = _anchor(evidence, in_scope, sentences)
+    result.bibliography = bibliography or {}
+    result.presets = _presets_followed(in_scope, result.bibliography)
     return result
+
+
+def _presets_followed(in_scope: list[Sentence], bib: dict) -> list:
+    """Published adaptations a CAM sentence cites or names: they fix what they fix."""
+    from camlint.presets import presets_cited
+
+    found, seen = [], set()
+    for s in in_scope:
+        texts = [bib.get(k, "") for k in s.cites()] + [s.text]
+        for p in presets_cited(texts):
+            if p.name not in seen:
+                seen.add(p.name)
+                line, col = s.line_col(0)
+                found.append((p, Evidence(s.unit.file.display, line, col, " ".join(s.text.split())[:100])))
+    return found
 
 
 def _anchor(evidence: dict, in_scope: list[Sentence], sentences: list[Sentence]) -> tuple | None:

@@ -34,7 +34,9 @@ def analyze_latex(path: Path, display: str, spec: Path | None = None, use_cache:
     doc = build_units(project, relevant, cache)
     if cache is not None:
         cache.save()
-    ex = extract(doc)
+    from camlint.latex.bibliography import bibliography
+
+    ex = extract(doc, bibliography(project))
     a = Analysis(path=display, kind="latex", uses_cam=ex.uses_cam, prose=ex)
     a.anchor = ex.anchor or (display, 1, 1)
     a.problems.extend(project.problems)
@@ -141,17 +143,46 @@ def _merge(a: Analysis, ex, project: Project) -> None:
             spec_value = src.data[key]
             s_status = judge.status_of(key, spec_value)
             p_status = judge.status_of(key, values.get(key))
-            if s_status == NOT_APPLICABLE or _RANK[s_status] >= _RANK[p_status]:
+            # an embedded camspec leads over the prose it sits in; a separate supplement only
+            # leads where the manuscript says less
+            leads = _RANK[s_status] >= _RANK[p_status] if src.embedded else _RANK[s_status] > _RANK[p_status]
+            if s_status == NOT_APPLICABLE or leads:
                 values[key] = spec_value
                 evidence[key] = spec_ev.get(key, []) + evidence[key]
             else:
                 evidence[key] = evidence[key] + spec_ev.get(key, [])
+    _apply_presets(a, ex, values, evidence)
     a.values = values
     model = values.get("model")
     arch = model.get("arch") if isinstance(model, dict) else model if isinstance(model, str) else None
     info = arch_info(arch) if isinstance(arch, str) else None
     a.statuses = judge.statuses(values, prefix_tokens=None if info is None else info.num_prefix_tokens > 0)
     a.evidence = {k: _dedupe(evidence[k]) for k in KEYS}
+
+
+def _apply_presets(a: Analysis, ex, values: dict, evidence: dict) -> None:
+    """A followed preset (cited in the prose, or `preset:` in a camspec) fixes its keys."""
+    from camlint.presets import find_preset
+
+    followed = list(ex.presets)
+    for src in a.specs:
+        method = src.data.get("method")
+        name = method.get("preset") if isinstance(method, dict) else None
+        if not name:
+            continue
+        preset = find_preset(name)
+        line, col = src.position(("method", "preset"))
+        if preset is None:
+            a.problems.append(Problem("CAM306", f"unknown preset {name!r} (camlint presets lists them)",
+                                      src.file, line, col))
+            continue
+        followed.append((preset, Evidence(src.file, line, col, f"preset: {name}")))
+    for preset, ev in followed:
+        for key, value in preset.fixes.items():
+            if _RANK[judge.status_of(key, values.get(key))] < _RANK[REPORTED] and \
+                    judge.status_of(key, values.get(key)) != NOT_APPLICABLE:
+                values[key] = value
+                evidence[key] = [ev] + evidence[key]
 
 
 def _dedupe(items: list[Evidence]) -> list[Evidence]:

@@ -56,3 +56,16 @@ CAMSPEC_UNREADABLE = Rule(
 )
 
 RULES = RULES + (CAMSPEC_UNREADABLE,)
+
+UNKNOWN_PRESET = Rule(
+    code="CAM306", name="unknown-preset", item="method", severity="error",
+    summary="A camspec names a preset that camlint does not know.",
+    rationale="A preset stands for a published adaptation and fixes several keys at once; an "
+              "unknown name fixes nothing, so those keys are judged as written.",
+    bad="method: {name: gradcam, preset: pytorch-gradcam-vit}",
+    good="method: {name: gradcam, preset: pytorch-grad-cam-vit}",
+    hint="Use a name from camlint presets, or spell out every key instead.",
+    check=from_problems("CAM306"), example_format="yaml",
+)
+
+RULES = RULES + (UNKNOWN_PRESET,)
