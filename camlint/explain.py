@@ -25,13 +25,14 @@ def rules_json() -> str:
 def rules_table(color: bool = False) -> str:
     from camlint.formats.text import _console
     from rich.table import Table
+    from rich.text import Text
 
     console, buf = _console(color, None)
     table = Table(title="camlint rules", title_justify="left")
     for col in ("code", "name", "item", "severity", "summary"):
         table.add_column(col, overflow="fold")
     for r in RULES:
-        table.add_row(r.code, r.name, r.item or "", r.severity, r.summary)
+        table.add_row(*(Text(x) for x in (r.code, r.name, r.item or "", r.severity, r.summary)))
     console.print(table)
     return buf.getvalue()
 

@@ -99,12 +99,13 @@ def decide_layer(mentions: list[Mention]) -> tuple[object, list[Evidence]]:
     chosen = best(where)
     value = dict(chosen.value) if isinstance(chosen.value, dict) else {"block": chosen.value}
     value.pop("ordinal", None)
+    combine = []
     if "blocks" in value and len(value["blocks"]) > 1:
         combine = [m for m in mentions if m.slot == "combine"]
         if combine:
             value["combine"] = best(combine).value
     same = [m for m in where if _same_layer(m.value, chosen.value)]
-    return value, evidence_of(same + [m for m in mentions if m.slot == "combine"], chosen)
+    return value, evidence_of(same + combine, chosen)
 
 
 def _same_layer(a, b) -> bool:

@@ -36,10 +36,13 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
             name = s.text[m.start():m.end()]
             arch_m.append(_mention("model", "arch", name, s, m, _arch_specificity(name)))
             units_with_arch.add(id(s.unit))
-        for m in vocab.model["weights_ids"].finditer(s.low):
-            weight_m.append(_mention("model", "weights", s.text[m.start():m.end()].strip(), s, m, 3))
-        for m in vocab.model["weights"].finditer(s.low):
-            weight_m.append(_mention("model", "weights", " ".join(s.text[m.start():m.end()].split()).rstrip(" ("), s, m, 2))
+        for rx in vocab.model["weights_ids"]:
+            for m in rx.finditer(s.low):
+                weight_m.append(_mention("model", "weights", s.text[m.start():m.end()].strip(), s, m, 3))
+        for rx in vocab.model["weights"]:
+            for m in rx.finditer(s.low):
+                weight_m.append(_mention("model", "weights", " ".join(s.text[m.start():m.end()].split()).rstrip(" ("),
+                                         s, m, 2))
         for m in vocab.model["vague_weights"].finditer(s.low):
             vague_m.append(_mention("model", "weights", " ".join(s.text[m.start():m.end()].split()), s, m))
     # weights count where the paragraph also names the transformer (not a CNN's weights)

@@ -100,7 +100,9 @@ def vocabulary() -> Vocabulary:
         v.any_entry[key] = _any([re.sub(r"\(\?P<\w+>", "(?:", rx.pattern)
                                  for e in v.entries[key] for rx in e.patterns])
     m = raw["model"]
-    v.model = {"arch": _any(m["arch"]), "weights_ids": _any(m["weights_ids"]), "weights": _any(m["weights"]),
+    # weights patterns run one by one: a union would let an early, vaguer match hide a precise one
+    v.model = {"arch": _any(m["arch"]), "weights_ids": [_rx(p) for p in m["weights_ids"]],
+               "weights": [_rx(p) for p in m["weights"]],
                "vague_weights": _any(m["vague_weights"])}
     imp = raw["implementation"]
     v.implementation = {

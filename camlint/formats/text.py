@@ -100,5 +100,5 @@ def checklist_table(rep) -> Table:
         entry = rep.checklist[key]
         where = ", ".join(_where(e, rep.path) for e in entry.evidence[:2])
         table.add_row(key, Text(entry.status, style=_STATUS_STYLE[entry.status]),
-                      short_value(entry.value), where)
+                      Text(short_value(entry.value)), Text(where))
     return table
