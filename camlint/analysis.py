@@ -16,6 +16,7 @@ class SpecSource:
     positions: object             # LoadedYAML (path -> line, col)
     line_offset: int = 0          # lines before the YAML starts (camspec environment in .tex)
     embedded: bool = False
+    base_dir: object = None       # folder that relative paths in the spec resolve against
 
     def position(self, path: tuple) -> tuple[int, int]:
         line, col = self.positions.position(path)
@@ -37,6 +38,7 @@ class Analysis:
     sections: dict = field(default_factory=dict)  # (file, line) -> section title, for fingerprints
     suppressions: list = field(default_factory=list)  # camlint.suppress.Directive
     segments: list = field(default_factory=list)  # reading order: (file, first_line, last_line)
+    arch: object = None                         # camlint.architectures.ArchInfo when the model is known
 
     def order(self, file: str, line: int) -> int:
         """Position of (file, line) in reading order across included files (for disable regions)."""

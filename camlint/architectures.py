@@ -31,6 +31,7 @@ class ArchInfo:
     global_pool: str            # token | avg | map
     stage_depths: tuple[int, ...] = ()
     heads: int = 0
+    size_known: bool = False    # the input size was stated (or is part of the timm name)
 
     @property
     def grid(self) -> int:
@@ -38,6 +39,26 @@ class ArchInfo:
         if self.family == "swin":
             return self.img_size // self.patch // 8
         return self.img_size // self.patch
+
+
+def architecture_of(values: dict, input_size: int | None = None) -> ArchInfo | None:
+    """The architecture a camspec-shaped `model` value names, at its stated input size."""
+    model = values.get("model")
+    name = model.get("arch") if isinstance(model, dict) else model if isinstance(model, str) else None
+    if not isinstance(name, str):
+        return None
+    size = None
+    if isinstance(model, dict):
+        dims = model.get("input_size")
+        pre = model.get("preprocessing") if isinstance(model.get("preprocessing"), dict) else {}
+        crop = pre.get("crop")
+        if isinstance(dims, list) and len(dims) == 3 and all(isinstance(d, int) for d in dims):
+            size = dims[1]
+        elif isinstance(crop, int):
+            size = crop
+        elif isinstance(crop, list) and crop and isinstance(crop[0], int):
+            size = crop[0]
+    return arch_info(name, img_size=size or input_size)
 
 
 def arch_info(name: str | None, img_size: int | None = None) -> ArchInfo | None:
@@ -54,24 +75,29 @@ def arch_info(name: str | None, img_size: int | None = None) -> ArchInfo | None:
         return _plain(n, family, size, patch, int(img.group(1)) if img else None, rest, img_size)
     m = re.match(r"^swin_(tiny|small|base|large)_patch(\d+)_window(\d+)_(\d+)", n)
     if m:
-        return _swin(n, m.group(1), int(m.group(2)), img_size or int(m.group(4)))
+        return _swin(n, m.group(1), int(m.group(2)), img_size or int(m.group(4)), True)
     # Paper spellings: ViT-B/16, ViT-S/16 at 384, DeiT-S, Swin-T, CLIP ViT-L/14.
     m = re.search(r"\b(vit|deit)_?(ti|t|s|b|m|l|h|g)\s*/\s*(\d+)", n)
     if m:
         fam = "deit" if m.group(1) == "deit" else "vit"
         return _plain(n, fam, _LETTER[m.group(2)], int(m.group(3)), None,
                       "_distilled" if "distill" in n else "", img_size)
+    m = re.search(r"\b(vit|deit)_?(tiny|small|base|large|huge)\b(?:\s*/\s*(\d+))?", n)
+    if m:
+        return _plain(n, m.group(1), m.group(2), int(m.group(3) or 16), None,
+                      "_distilled" if "distill" in n else "", img_size)
     m = re.search(r"\bdeit_?(ti|t|s|b)\b", n)
     if m:
         return _plain(n, "deit", _LETTER[m.group(1)], 16, None, "_distilled" if "distill" in n else "", img_size)
     m = re.search(r"\bswin_?(t|s|b|l)\b", n)
     if m:
-        return _swin(n, _LETTER[m.group(1)], 4, img_size or 224)
+        return _swin(n, _LETTER[m.group(1)], 4, img_size or 224, bool(img_size))
     return None
 
 
 def _plain(name, family, size, patch, img, rest, img_size) -> ArchInfo:
     depth, _, heads = _VIT_SIZES[size]
+    known = bool(img_size or img)
     if "dinov2" in rest and img is None:
         img = 518
     img = img_size or img or 224
@@ -85,9 +111,10 @@ def _plain(name, family, size, patch, img, rest, img_size) -> ArchInfo:
     else:
         pool = "avg" if no_cls else "map" if rest.endswith("_map") else "token"
     family = re.sub(r"(v2|3)$", "", family)
-    return ArchInfo(name, family, depth, patch, img, prefix, not no_cls, pool, heads=heads)
+    return ArchInfo(name, family, depth, patch, img, prefix, not no_cls, pool, heads=heads, size_known=known)
 
 
-def _swin(name, size, patch, img) -> ArchInfo:
+def _swin(name, size, patch, img, known) -> ArchInfo:
     depths = _SWIN[size]
-    return ArchInfo(name, "swin", sum(depths), patch, img, 0, False, "avg", stage_depths=depths)
+    return ArchInfo(name, "swin", sum(depths), patch, img, 0, False, "avg", stage_depths=depths,
+                    size_known=known)

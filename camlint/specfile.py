@@ -5,7 +5,7 @@ from pathlib import Path
 
 from camlint import judge, schema
 from camlint.analysis import Analysis, SpecSource
-from camlint.architectures import arch_info
+from camlint.architectures import architecture_of
 from camlint.findings import Evidence
 from camlint.keys import KEYS
 from camlint.yamlsafe import LoadedYAML, load_file
@@ -18,9 +18,10 @@ def spec_values(data: dict) -> dict:
     return {k: data.get(k) for k in KEYS} if isinstance(data, dict) else {k: None for k in KEYS}
 
 
-def source_from(loaded: LoadedYAML, display: str, line_offset: int = 0, embedded: bool = False) -> SpecSource:
+def source_from(loaded: LoadedYAML, display: str, line_offset: int = 0, embedded: bool = False,
+                base_dir: Path | None = None) -> SpecSource:
     data = loaded.data if isinstance(loaded.data, dict) else {}
-    return SpecSource(display, data, loaded, line_offset, embedded)
+    return SpecSource(display, data, loaded, line_offset, embedded, base_dir)
 
 
 def spec_evidence(src: SpecSource, lines: list[str]) -> dict[str, list[Evidence]]:
@@ -34,24 +35,18 @@ def spec_evidence(src: SpecSource, lines: list[str]) -> dict[str, list[Evidence]
     return out
 
 
-def prefix_tokens_of(values: dict) -> bool | None:
-    model = values.get("model")
-    arch = model.get("arch") if isinstance(model, dict) else model if isinstance(model, str) else None
-    info = arch_info(arch) if isinstance(arch, str) else None
-    return None if info is None else info.num_prefix_tokens > 0
-
-
 def analyze_spec(path: Path, display: str) -> Analysis:
     """Validate a supplement and judge every key. Raises YAMLInputError for unreadable input."""
     loaded = load_file(path)
     text_lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    src = source_from(loaded, display)
+    src = source_from(loaded, display, base_dir=path.resolve().parent)
     a = Analysis(path=display, kind="spec", anchor=(display, 1, 1))
     a.specs.append(src)
     a.problems.extend(schema.validate(loaded.data, loaded, display))
     a.values = spec_values(src.data)
     _preset_values(a, src)
-    a.statuses = judge.statuses(a.values, prefix_tokens=prefix_tokens_of(a.values))
+    a.arch = architecture_of(a.values)
+    a.statuses = judge.statuses(a.values, prefix_tokens=None if a.arch is None else a.arch.num_prefix_tokens > 0)
     a.evidence.update(spec_evidence(src, text_lines))
     a.sections = {(display, ev.line): key for key, evs in a.evidence.items() for ev in evs}
     a.suppressions.extend(ignores_of(src))

@@ -120,20 +120,27 @@ method = key(
 
 block_index = prop("Block", "Block index, 0-based; negative counts from the end (-1 is the last).",
                    {"type": "integer"}, [11, -1])
+layer_extra = {
+    "encoder": enum("Encoder", "Which stack of a multi-encoder model (default: vision).",
+                    ("vision", "text", "fusion")),
+    "indexing": enum("Indexing", "How the paper counts blocks (the spec itself is 0-based).",
+                     ("zero_based", "one_based")),
+}
 layer = key(
     "Layer", "Which transformer block(s) the map is taken from, and how several are combined.",
-    [{"type": "object", "title": "Single block", "properties": {"block": block_index},
+    [{"type": "object", "title": "Single block", "properties": {"block": block_index, **layer_extra},
       "required": ["block"], "additionalProperties": False},
      {"type": "object", "title": "Several blocks", "properties": {
          "blocks": prop("Blocks", "Block indices (0-based, negative from the end), or 'all'.",
                         {"anyOf": [{"type": "array", "items": {"type": "integer"}, "minItems": 1},
                                    {"const": "all"}]}, [[9, 10, 11]]),
          "combine": enum("Combination", "How the per-block maps are combined.", vocab.LAYER_COMBINE),
+         **layer_extra,
      }, "required": ["blocks", "combine"], "additionalProperties": False},
      {"type": "object", "title": "Hierarchical stage (Swin)", "properties": {
          "stage": prop("Stage", "Stage index, 1-based as in papers (1..4 for Swin-T).",
                        {"type": "integer", "minimum": 1}),
-         "block": block_index,
+         "block": block_index, **layer_extra,
      }, "required": ["stage", "block"], "additionalProperties": False}],
     [{"block": -1}, {"blocks": [9, 10, 11], "combine": "mean"}, {"stage": 4, "block": -1}],
 )
@@ -155,6 +162,8 @@ target = key(
         "class": prop("Class", "A class index, 'predicted', 'ground_truth', or a label name.",
                       {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "minLength": 1}]},
                       ["predicted", 243]),
+        "head": prop("Output head", "Which output head gives the score when there are several "
+                     "(e.g. cls, dist, itm).", {"type": "string", "minLength": 1}, ["itm"]),
     }, "required": ["kind", "class"], "additionalProperties": False}],
     [{"kind": "logit", "class": "predicted"}],
 )
@@ -192,7 +201,8 @@ weighting = key(
 heads = key(
     "Heads", "For attention locations (F2, cross_attention): how heads are combined and whether "
     "before or after the ReLU.",
-    [{"type": "object", "properties": {
+    [{"type": "string", "enum": list(vocab.HEAD_AGGREGATES)},
+     {"type": "object", "properties": {
         "aggregate": enum("Aggregate", "mean, max or sum over heads, or heads as channels.", vocab.HEAD_AGGREGATES),
         "order": enum("Order", "Head aggregation before or after the ReLU.", vocab.HEAD_ORDERS),
     }, "required": ["aggregate"], "additionalProperties": False}],

@@ -41,7 +41,19 @@ class Extraction:
     scope: Scope | None = None
     anchor: tuple | None = None
     bibliography: dict = field(default_factory=dict)      # citation key -> title / bibitem text
+    input_size: int | None = None                         # network input side in pixels, if stated
     presets: list = field(default_factory=list)           # (Preset, Evidence) the text says it follows
+
+
+_TIMES = r"\s*(?:\\times|×|x|\*)\s*"
+_NUM = r"\$?\s*(\d{2,4})" + _TIMES + r"(\d{2,4})"
+# How papers state the network's input size, most explicit first (matched on raw LaTeX).
+_RAW_SIZES = [re.compile(p) for p in (
+    r"\bcrop\w*[^.]{0,30}?\bto\s*" + _NUM,
+    r"\b(?:input (?:size|resolution)|resolution|operat\w* at)\b[^.]{0,20}?" + _NUM,
+    r"\bh" + _TIMES + r"w\s*=\s*" + _NUM,
+    r"\b(?:resized|resampled|rescaled|upsampled)\b[^.]{0,30}?\bto\s*" + _NUM + r"(?![^.]{0,25}\b(?:chip|map|heatmap))",
+)]
 
 
 class Relevance:
@@ -56,6 +68,16 @@ class Relevance:
 
     def cam(self, raw: str) -> bool:
         return bool(vocabulary().cam_triggers.search(low(raw)))
+
+    def sizes(self, raw: str) -> list[tuple[int, int, int]]:
+        """(position, priority, side) of statements of the network's input size, in raw LaTeX."""
+        raw = low(raw)
+        out = []
+        for prio, rx in enumerate(_RAW_SIZES):
+            for m in rx.finditer(raw):
+                if m.group(1) == m.group(2) and 32 <= int(m.group(1)) <= 2048:
+                    out.append((m.start(), prio, int(m.group(1))))
+        return out
 
     def flags(self, raw: str) -> dict[str, list[int]]:
         """Where raw text mentions CAM or a transformer model, before any parsing."""
@@ -131,6 +153,9 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     result.values, result.evidence = values, evidence
     result.anchor = _anchor(evidence, in_scope, sentences)
     result.bibliography = bibliography or {}
+    own = {s.index for s in doc.sections if s.role not in ("related", "introduction", "references")}
+    sizes = sorted((prio, pos) for prio, size, sec, pos in doc.raw_sizes if sec in own for pos in [size])
+    result.input_size = sizes[0][1] if sizes else None
     result.presets = _presets_followed(in_scope, result.bibliography)
     return result
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from camlint import judge, schema
 from camlint.analysis import Analysis, SpecSource
-from camlint.architectures import arch_info
+from camlint.architectures import architecture_of
 from camlint.errors import InputError
 from camlint.extract import extract, relevant
 from camlint.findings import Evidence
@@ -78,7 +78,8 @@ def _embedded_specs(project: Project, doc, problems: list) -> list[SpecSource]:
             problems.append(Problem("CAM305", f"camspec block is not readable YAML: {exc.message}",
                                     f.display, begin_line + exc.line - 1, exc.col))
             continue
-        out.append(source_from(loaded, f.display, line_offset=begin_line - 1, embedded=True))
+        out.append(source_from(loaded, f.display, line_offset=begin_line - 1, embedded=True,
+                               base_dir=f.path.resolve().parent))
     return out
 
 
@@ -102,7 +103,7 @@ def _linked_specs(project: Project, problems: list) -> list[SpecSource]:
                 continue
             disp = str(Path(f.display).parent / m.group(1)) if Path(f.display).parent != Path(".") else m.group(1)
             try:
-                out.append(source_from(load_file(target), disp))
+                out.append(source_from(load_file(target), disp, base_dir=target.parent))
             except YAMLInputError as exc:
                 problems.append(Problem("CAM305", f"camspec file {m.group(1)} is not readable: {exc.message}",
                                         disp, exc.line, exc.col))
@@ -114,7 +115,7 @@ def _supplement(spec: Path) -> SpecSource:
 
     disp = display_path(spec)
     try:
-        return source_from(load_file(spec), disp)
+        return source_from(load_file(spec), disp, base_dir=spec.resolve().parent)
     except YAMLInputError as exc:
         raise InputError(exc.message, disp, exc.line, exc.col) from None
     except OSError as exc:
@@ -153,10 +154,8 @@ def _merge(a: Analysis, ex, project: Project) -> None:
                 evidence[key] = evidence[key] + spec_ev.get(key, [])
     _apply_presets(a, ex, values, evidence)
     a.values = values
-    model = values.get("model")
-    arch = model.get("arch") if isinstance(model, dict) else model if isinstance(model, str) else None
-    info = arch_info(arch) if isinstance(arch, str) else None
-    a.statuses = judge.statuses(values, prefix_tokens=None if info is None else info.num_prefix_tokens > 0)
+    a.arch = architecture_of(values, ex.input_size)
+    a.statuses = judge.statuses(values, prefix_tokens=None if a.arch is None else a.arch.num_prefix_tokens > 0)
     a.evidence = {k: _dedupe(evidence[k]) for k in KEYS}
 
 

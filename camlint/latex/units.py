@@ -122,6 +122,7 @@ class DocumentText:
     problems: list[Problem] = field(default_factory=list)
     macros: dict[str, str] = field(default_factory=dict)
     raw_flags: dict[str, set[int]] = field(default_factory=dict)   # name -> sections whose raw text matched
+    raw_sizes: list = field(default_factory=list)   # (priority, input side, section, offset)
 
     def sentences(self):
         for u in self.units:
@@ -501,6 +502,9 @@ class ParseAll:
     def flags(self, raw: str) -> dict[str, list[int]]:
         return {}
 
+    def sizes(self, raw: str) -> list:
+        return []
+
 
 def build_units(project: Project, relevant: Callable[[str, bool], bool], cache=None) -> DocumentText:
     """Units of every paragraph that may matter.
@@ -543,11 +547,20 @@ def _raw_flags(project: Project, pending: list, relevant, doc: DocumentText) -> 
         if not spans:
             continue
         starts = [a for a, _, _ in spans]
+
+        def section_at(pos: int) -> int | None:
+            i = bisect.bisect_right(starts, pos) - 1
+            return spans[i][2] if i >= 0 and spans[i][0] <= pos < spans[i][1] else None
+
         for name, positions in relevant.flags(f.masked).items():
             for pos in positions:
-                i = bisect.bisect_right(starts, pos) - 1
-                if i >= 0 and spans[i][0] <= pos < spans[i][1]:
-                    doc.raw_flags.setdefault(name, set()).add(spans[i][2])
+                sec = section_at(pos)
+                if sec is not None:
+                    doc.raw_flags.setdefault(name, set()).add(sec)
+        for pos, prio, size in relevant.sizes(f.masked):
+            sec = section_at(pos)
+            if sec is not None:
+                doc.raw_sizes.append((prio, size, sec, pos))
 
 
 def _structure(project: Project, doc: DocumentText) -> list:

@@ -10,7 +10,7 @@ INCLUDE_OUTSIDE_PROJECT = Rule(
               "would read files that are not part of the paper (and is how a hostile submission "
               "could exfiltrate data), so camlint refuses it and the included text is not checked.",
     bad="\\input{../../shared/method}",
-    good="\\input{sections/method}",
+    good="%% file: main.tex\n\\input{sections/method}\n%% file: sections/method.tex\nText.\n",
     hint="Move the file into the project folder and include it by a relative path.",
     check=from_problems("CAM001"),
 )
@@ -21,7 +21,7 @@ INCLUDE_MISSING = Rule(
     rationale="Whatever the missing file says about the CAM procedure cannot be checked, so every "
               "checklist item it might report is judged without it.",
     bad="\\input{sections/missing}",
-    good="\\input{sections/method}",
+    good="%% file: main.tex\n\\input{sections/method}\n%% file: sections/method.tex\nText.\n",
     hint="Add the file to the submission, or fix the path (relative to the main file's folder; "
          "the .tex extension is optional).",
     check=from_problems("CAM002"),
@@ -31,8 +31,8 @@ INCLUDE_CYCLE = Rule(
     code="CAM003", name="include-cycle", item=None, severity="error",
     summary="Files include each other in a cycle; the repeated include is skipped.",
     rationale="LaTeX would loop forever; camlint reads each file once and reports the cycle.",
-    bad="% a.tex\n\\input{b}\n% b.tex\n\\input{a}",
-    good="% a.tex\n\\input{b}\n% b.tex\nText.",
+    bad="%% file: main.tex\n\\input{b}\n%% file: b.tex\n\\input{main}\n",
+    good="%% file: main.tex\n\\input{b}\n%% file: b.tex\nText.\n",
     hint="Remove the include that closes the cycle.",
     check=from_problems("CAM003"),
 )
@@ -53,8 +53,8 @@ UNREADABLE_INPUT = Rule(
     summary="A file could not be read in full (size limit, binary content, encoding).",
     rationale="Reviewers run camlint on untrusted submissions, so it bounds what it reads; text "
               "beyond the limit is not checked.",
-    bad="(a 200 MB .tex file)",
-    good="(the manuscript's text files)",
+    bad="%% file: main.tex\n\\input{data}\n%% file: data.tex\n<NUL><NUL> binary data\n",
+    good="%% file: main.tex\n\\input{data}\n%% file: data.tex\nOrdinary manuscript text.\n",
     hint="Keep generated data out of \\input files; include only manuscript text.",
     check=from_problems("CAM005"),
 )

@@ -1,0 +1,365 @@
+"""CAM2xx: statements that contradict each other or the architecture."""
+from __future__ import annotations
+
+from camlint.rules import facts as F
+from camlint.rules.base import Hit, Rule
+
+_PREFIX_NAMES = {"cls": "[CLS]", "dist": "distillation", "registers": "register"}
+
+
+def _kept_prefix(a) -> dict[str, int]:
+    """Prefix tokens of the architecture that the stated token policy keeps: name -> count."""
+    info = a.arch
+    drop = F.dropped(a.values.get("tokens"))
+    if drop is None or (info is not None and info.family == "swin"):
+        return {}
+    if info is None:
+        present = {"cls": 1}                     # a ViT whose name we cannot read: one [CLS]
+    else:
+        distilled = int("distill" in info.name)
+        present = {"cls": int(info.has_cls), "dist": distilled,
+                   "registers": info.num_prefix_tokens - int(info.has_cls) - distilled}
+    return {k: n for k, n in present.items() if n > 0 and k not in drop}
+
+
+def check_prefix_tokens_in_grid(a):
+    g = F.grid(a.values.get("reshape"))
+    kept = _kept_prefix(a)
+    if not (a.uses_cam and g and kept):
+        return
+    cells = g[0] * g[1]
+    names = ", ".join(_PREFIX_NAMES[k] for k in kept)
+    file, line, col = a.where("tokens")
+    yield Hit(f"the {names} token{'s are' if sum(kept.values()) > 1 else ' is'} kept, yet the tokens are "
+              f"reshaped to a {g[0]} x {g[1]} grid: {cells + sum(kept.values())} tokens do not fill "
+              f"{g[0]} x {g[1]} = {cells} cells", file, line, col)
+
+
+PREFIX_TOKENS_IN_GRID = Rule(
+    code="CAM201", name="prefix-tokens-in-grid", item="tokens", severity="error",
+    summary="Non-patch tokens are kept, yet the sequence is reshaped to a patch grid.",
+    rationale="A ViT-B/16 at 224 px has 196 patch tokens plus [CLS] (DeiT-distilled: plus a "
+              "distillation token; register models: plus registers). 197 tokens cannot be "
+              "reshaped to 14 x 14, so the paper must have done something it does not say.",
+    bad="We do not discard the class token; the 197 token activations are reshaped to $14\\times14$ maps.",
+    good="The class token is discarded and the 196 patch tokens are reshaped to $14\\times14$ maps.",
+    hint="Say which tokens are dropped before the reshape ([CLS], distillation, registers), or how "
+         "the kept ones are placed (e.g. [CLS] row of the attention read out separately).",
+    check=check_prefix_tokens_in_grid,
+)
+
+
+def _expected_grid(a) -> int | None:
+    info = a.arch
+    if info is None or not info.size_known or not info.patch:
+        return None
+    if info.family == "swin":
+        layer = a.values.get("layer")
+        stage = layer.get("stage") if isinstance(layer, dict) and isinstance(layer.get("stage"), int) else 4
+        return info.img_size // (info.patch * 2 ** (min(max(stage, 1), 4) - 1))
+    return info.img_size // info.patch
+
+
+def check_grid_matches_input(a):
+    g = F.grid(a.values.get("reshape"))
+    want = _expected_grid(a)
+    if not (a.uses_cam and g and want) or g == (want, want):
+        return
+    info = a.arch
+    file, line, col = a.where("reshape")
+    how = (f"{info.img_size} px / patch {info.patch}" if info.family != "swin"
+           else f"{info.img_size} px / patch {info.patch}, merged per stage")
+    yield Hit(f"the grid is {g[0]} x {g[1]}, but {info.name} at {how} gives {want} x {want} tokens",
+              file, line, col)
+
+
+GRID_DOES_NOT_MATCH_INPUT = Rule(
+    code="CAM202", name="grid-does-not-match-input", item="reshape", severity="error",
+    summary="The stated grid is not input size / patch size for the stated model and input.",
+    rationale="The grid is fixed by the architecture: 224/16 = 14, 384/16 = 24, Swin's last stage "
+              "is input/32. A grid copied from a tutorial (14 x 14) for another resolution cannot "
+              "hold the model's tokens.",
+    bad="Our ViT-B/16 operates at $384\\times384$ pixels; the patch tokens are reshaped to a $14\\times14$ grid.",
+    good="Our ViT-B/16 operates at $384\\times384$ pixels; the patch tokens are reshaped to a $24\\times24$ grid.",
+    hint="Give the grid of your input size and patch size (e.g. 384 px / patch 16 = 24 x 24), or "
+         "correct the stated input size.",
+    check=check_grid_matches_input,
+)
+
+
+def check_block_beyond_depth(a):
+    info, layer = a.arch, a.values.get("layer")
+    if not (a.uses_cam and info and isinstance(layer, dict)):
+        return
+    file, line, col = a.where("layer")
+    if info.family == "swin" and isinstance(layer.get("stage"), int):
+        n = len(info.stage_depths)
+        if not 1 <= layer["stage"] <= n:
+            yield Hit(f"stage {layer['stage']} does not exist: {info.name} has {n} stages", file, line, col)
+        return
+    for b in F.blocks(layer, info.depth) or []:
+        if not 0 <= b < info.depth:
+            yield Hit(f"block {b} does not exist: {info.name} has {info.depth} blocks (0..{info.depth - 1}, "
+                      f"or -1 for the last)", file, line, col)
+            return
+
+
+BLOCK_BEYOND_DEPTH = Rule(
+    code="CAM203", name="block-beyond-depth", item="layer", severity="error",
+    summary="The stated block (or stage) does not exist in the stated model.",
+    rationale="ViT-B has 12 blocks (0..11), ViT-L 24, Swin-T 4 stages; an index beyond the depth is "
+              "usually a 1-based count read as 0-based, or a different model than the one named.",
+    bad="We use a ViT-B/16 and take Grad-CAM at block 12 of the encoder.",
+    good="We use a ViT-B/16 and take Grad-CAM at block 11 (the last, counted from zero).",
+    hint="Give the block counted from zero (the last of 12 is 11, or -1), and say how you count.",
+    check=check_block_beyond_depth,
+)
+
+
+def check_cls_in_model_without_cls(a):
+    info = a.arch
+    if not (a.uses_cam and info and not info.has_cls):
+        return
+    drop = F.dropped(a.values.get("tokens"))
+    said_kept = a.prose is not None and any(m.value == "kept" for m in a.prose.mentions.get("tokens", []))
+    if (drop and "cls" in drop) or said_kept:
+        file, line, col = a.where("tokens")
+        yield Hit(f"{info.name} has no [CLS] token, yet the text says what happens to one", file, line, col)
+
+
+CLS_IN_MODEL_WITHOUT_CLS = Rule(
+    code="CAM204", name="cls-token-in-model-without-one", item="tokens", severity="error",
+    summary="[CLS] handling is described for a model that has no [CLS] token (Swin, GAP models).",
+    rationale="Swin and average-pooled ViTs have only spatial tokens; dropping a 'class token' "
+              "there removes a patch, or the description was copied from another model.",
+    bad="We use a Swin-T (\\texttt{swin\\_tiny\\_patch4\\_window7\\_224}); the classification token is "
+        "discarded before reshaping the 49 tokens to $7\\times7$.",
+    good="We use a Swin-T (\\texttt{swin\\_tiny\\_patch4\\_window7\\_224}); its 49 last-stage tokens "
+         "are already a $7\\times7$ map.",
+    hint="Remove the [CLS] statement, or name the model that has one.",
+    check=check_cls_in_model_without_cls,
+)
+
+
+def check_attention_location_without_heads(a):
+    if a.uses_cam and F.point(a.values.get("location")) in F.ATTENTION and a.statuses.get("heads") == "missing":
+        file, line, col = a.where("location")
+        yield Hit("the map is built from attention, which exists per head, but nothing says how the "
+                  "heads are combined", file, line, col)
+
+
+ATTENTION_LOCATION_WITHOUT_HEADS = Rule(
+    code="CAM205", name="attention-location-without-heads", item="heads", severity="error",
+    summary="An attention-matrix location (F2, cross-attention) with no rule for combining heads.",
+    rationale="Attention is one matrix per head; the mean, the max, heads as channels, before or "
+              "after the ReLU, give different maps.",
+    bad="We apply Grad-CAM to the attention matrices of the last block.",
+    good="We apply Grad-CAM to the attention matrices of the last block and average over the 12 heads.",
+    hint="Say how heads are combined (mean, max, sum, heads as channels) and whether before or "
+         "after the ReLU.",
+    check=check_attention_location_without_heads,
+)
+
+
+def check_heads_for_non_attention(a):
+    heads, where = a.values.get("heads"), F.point(a.values.get("location"))
+    if a.uses_cam and F.canonical_single("heads", heads) and where and where not in F.ATTENTION:
+        file, line, col = a.where("heads")
+        yield Hit(f"a head aggregation is stated, but the location {where} is not an attention matrix",
+                  file, line, col)
+
+
+HEADS_FOR_NON_ATTENTION = Rule(
+    code="CAM206", name="heads-for-non-attention-location", item="heads", severity="warning",
+    summary="A head aggregation is stated while the location is not an attention matrix.",
+    rationale="Only F2 and cross-attention have heads to combine; at F1 or F6 the heads are already "
+              "concatenated into channels, so the statement suggests a different location was used.",
+    bad="We take the norm1 output of the last block and average over the 12 heads.",
+    good="We take the norm1 output of the last block.",
+    hint="Drop the head statement, or state the attention location it belongs to.",
+    check=check_heads_for_non_attention,
+)
+
+
+def check_zero_gradient_location(a):
+    info = a.arch
+    if not (a.uses_cam and info and info.global_pool == "token" and info.family != "swin"):
+        return
+    point = F.point(a.values.get("location"))
+    if point not in F.ZERO_GRADIENT_POINTS or not F.is_last_block(a.values.get("layer"), info.depth):
+        return
+    if F.method(a.values.get("method")) in F.GRADIENT_FREE:
+        return
+    drop = F.dropped(a.values.get("tokens")) or []
+    weighting = F.canonical_single("weighting", a.values.get("weighting"))
+    if "cls" not in drop and weighting not in F.ELEMENTWISE:
+        return   # the [CLS] gradient enters the weights: the map is not zero
+    file, line, col = a.where("location")
+    yield Hit(f"in the last block of a [CLS]-pooled model, {point} reaches the output only through "
+              "[CLS]: the patch-token gradients are exactly zero, so this map is identically zero",
+              file, line, col)
+
+
+ZERO_GRADIENT_LOCATION = Rule(
+    code="CAM207", name="zero-gradient-location", item="location", severity="error",
+    summary="Last block, location F3a-F6, [CLS]-pooled classifier: the map is identically zero.",
+    rationale="With token pooling the last block's patch outputs never reach the logit, so their "
+              "gradients are exactly zero at F3-F6 (pytorch-grad-cam's tutorial warns of this). A "
+              "paper showing non-zero maps cannot have computed them this way.",
+    bad="Grad-CAM is computed at the block output (F6) of the last block of our ViT-B/16; the "
+        "[CLS] token is discarded before reshaping.",
+    good="Grad-CAM is computed at the norm1 output (F1) of the last block of our ViT-B/16; the "
+         "[CLS] token is discarded before reshaping.",
+    hint="Use F1 of the last block (its output feeds the last attention) or any location of an "
+         "earlier block, or a model with average pooling.",
+    check=check_zero_gradient_location,
+)
+
+
+def _prose_target(a, slot: str):
+    if a.prose is None:
+        return []
+    return [m for m in a.prose.mentions.get("target", []) if m.slot == slot and not m.vague]
+
+
+def check_conflicting_target_kind(a):
+    mentions = [(F.kind({"kind": m.value}), m) for m in _prose_target(a, "kind")]
+    for src in a.specs:
+        k = F.kind(src.data.get("target"))
+        if k:
+            mentions.append((k, None))
+    seen = {}
+    for k, m in mentions:
+        for other, om in seen.items():
+            if k and F.kinds_conflict(k, other):
+                where = m or om
+                file, line, col = where.position() if where else a.where("target")
+                yield Hit(f"the target is described as a {other} in one place and as a {k} in another",
+                          file, line, col)
+                return
+        seen.setdefault(k, m)
+
+
+CONFLICTING_TARGET_KIND = Rule(
+    code="CAM208", name="conflicting-target-kind", item="target", severity="error",
+    summary="The differentiated score is called a logit in one place and a probability in another.",
+    rationale="The softmax couples all classes: gradients of a logit and of a probability give "
+              "different maps, so a reader cannot tell which one the figures show.",
+    bad="The gradient of the raw logit of the predicted class is used. Maps show the gradient of "
+        "the softmax probability of the predicted class.",
+    good="The gradient of the raw logit of the predicted class is used. Maps show the gradient of "
+         "that logit.",
+    hint="Use one target throughout, or say which figure uses which.",
+    check=check_conflicting_target_kind,
+)
+
+
+def check_conflicting_target_class(a):
+    classes = [(m.value, m) for m in _prose_target(a, "class")]
+    first = {}
+    for value, m in classes:
+        for other, om in first.items():
+            if value != other:
+                file, line, col = m.position()
+                o_file, o_line, _ = om.position()
+                yield Hit(f"the map is for the {_name(value)} class here but for the {_name(other)} class at "
+                          f"{o_file}:{o_line}", file, line, col)
+                return
+        first.setdefault(value, m)
+
+
+def _name(value: str) -> str:
+    return {"ground_truth": "ground-truth", "predicted": "predicted"}.get(value, f"'{value}'")
+
+
+CONFLICTING_TARGET_CLASS = Rule(
+    code="CAM209", name="conflicting-target-class", item="target", severity="warning",
+    summary="The class of the target differs between statements (predicted vs ground truth).",
+    rationale="On misclassified images the predicted and the true class give different maps; a "
+              "figure that shows one while the method states the other misleads.",
+    bad="The target is the logit of the ground-truth class. Figure 2 shows maps for the predicted class.",
+    good="The target is the logit of the ground-truth class. Figure 2 shows these maps.",
+    hint="State the class once (predicted, ground truth, or a fixed class) and keep figures consistent.",
+    check=check_conflicting_target_class,
+)
+
+
+def _comparable(key: str, value, depth):
+    if not F.is_concrete(value):
+        return None
+    if key == "layer":
+        b = F.blocks(value, depth)
+        return tuple(b) if b else None
+    if key == "location":
+        return F.point(value)
+    if key == "target":
+        return (F.kind(value), F.target_class(value))
+    if key == "tokens":
+        d = F.dropped(value)
+        return tuple(sorted(d)) if d is not None else None
+    if key == "reshape":
+        return F.grid(value)
+    if key == "postprocess" and isinstance(value, dict):
+        from camlint import vocab
+
+        return tuple(vocab.canonical(f"postprocess.{s}", value.get(s)).value if F.is_concrete(value.get(s))
+                     else None for s in ("normalize", "upsample"))
+    if key in ("weighting", "relu", "heads", "method"):
+        return F.canonical_single(key, value)
+    return None
+
+
+def _differs(key: str, a, b) -> bool:
+    if a is None or b is None:
+        return False
+    if key == "target":
+        (ka, ca), (kb, cb) = a, b
+        return bool((ka and kb and F.kinds_conflict(ka, kb)) or (ca and cb and ca != cb))
+    if key == "postprocess":
+        return any(x and y and x != y for x, y in zip(a, b))
+    if key == "method" and {a, b} <= {"gradcam", "attention-gradcam"}:
+        return False   # "Grad-CAM" in prose, "attention-gradcam" in the spec: the same family
+    return a != b
+
+
+def check_prose_contradicts_spec(a):
+    if a.prose is None or not a.specs or not a.uses_cam:
+        return
+    depth = a.arch.depth if a.arch else None
+    for src in a.specs:
+        for key in ("method", "layer", "location", "target", "tokens", "reshape", "weighting",
+                    "heads", "relu", "postprocess"):
+            if key not in src.data:
+                continue
+            prose = _comparable(key, a.prose.values.get(key), depth)
+            spec = _comparable(key, src.data.get(key), depth)
+            if _differs(key, prose, spec):
+                ev = a.prose.evidence.get(key) or []
+                file, line, col = (ev[0].file, ev[0].line, ev[0].col) if ev else a.anchor
+                s_line, _ = src.position((key,))
+                yield Hit(f"{key}: the text says {_show(a.prose.values.get(key))}, the camspec at "
+                          f"{src.file}:{s_line} says {_show(src.data.get(key))}", file, line, col)
+
+
+def _show(value) -> str:
+    from camlint.display import short_value
+
+    return short_value(value, 50)
+
+
+PROSE_CONTRADICTS_SPEC = Rule(
+    code="CAM210", name="prose-contradicts-spec", item=None, severity="error",
+    summary="The manuscript's text and its camspec (block, linked file or --spec) disagree on a key.",
+    rationale="The camspec is what camlint verify executes; if the prose says something else, the "
+              "paper describes two procedures and a reader cannot know which made the figures.",
+    bad="We take the output of the LayerNorm before the attention (F1).\n"
+        "\\begin{camspec}\nlocation: F6\n\\end{camspec}",
+    good="We take the output of the LayerNorm before the attention (F1).\n"
+         "\\begin{camspec}\nlocation: F1\n\\end{camspec}",
+    hint="Make the text and the camspec say the same, value by value.",
+    check=check_prose_contradicts_spec,
+)
+
+RULES = (PREFIX_TOKENS_IN_GRID, GRID_DOES_NOT_MATCH_INPUT, BLOCK_BEYOND_DEPTH, CLS_IN_MODEL_WITHOUT_CLS,
+         ATTENTION_LOCATION_WITHOUT_HEADS, HEADS_FOR_NON_ATTENTION, ZERO_GRADIENT_LOCATION,
+         CONFLICTING_TARGET_KIND, CONFLICTING_TARGET_CLASS, PROSE_CONTRADICTS_SPEC)
