@@ -42,14 +42,28 @@ class Config:
     fail_on: str = "error"
     format: str = "text"
 
-    def enabled(self, rule, path: str) -> bool:
+    def enabled(self, rule) -> bool:
         selected = any(matches(rule, s) for s in [*self.select, *self.extend_select])
-        if not selected or any(matches(rule, s) for s in self.ignore):
+        return selected and not any(matches(rule, s) for s in self.ignore)
+
+    def ignored_in(self, rule, file: str) -> bool:
+        """per-file-ignores: patterns relative to the configuration file's folder."""
+        if not self.per_file_ignores:
             return False
-        for pattern, selectors in self.per_file_ignores.items():
-            if _path_matches(path, pattern) and any(matches(rule, s) for s in selectors):
-                return False
-        return True
+        rel = self._relative(file)
+        return any(_path_matches(rel, pattern) and any(matches(rule, s) for s in selectors)
+                   for pattern, selectors in self.per_file_ignores.items())
+
+    def _relative(self, path: str) -> str:
+        """Per-file patterns are relative to the configuration file's folder."""
+        import os
+
+        if self.source is None:
+            return path
+        try:
+            return os.path.relpath(Path(path).resolve(), self.source.resolve().parent)
+        except ValueError:
+            return path
 
     def severity_for(self, rule, default: str) -> str:
         for selector, sev in self.severity.items():

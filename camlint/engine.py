@@ -19,9 +19,11 @@ def _section_of(analysis: Analysis, file: str, line: int) -> str:
 def findings_of(analysis: Analysis, config=None) -> list[Finding]:
     out: list[Finding] = []
     for rule in RULES:
-        if config is not None and not config.enabled(rule, analysis.path):
+        if config is not None and not config.enabled(rule):
             continue
         for hit in rule.check(analysis):
+            if config is not None and config.ignored_in(rule, hit.file):
+                continue
             severity = hit.severity or rule.severity
             if config is not None:
                 severity = config.severity_for(rule, severity)

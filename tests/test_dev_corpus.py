@@ -17,3 +17,23 @@ def test_score_meets_the_bar(shared_dir):
     assert float(figures["flag_f1"]) >= 0.90, line
     assert float(figures["status_accuracy"]) >= 0.85, line
     assert int(figures["failed_docs"]) == 0, line
+
+
+def test_inconsistent_manuscripts_get_a_consistency_finding(shared_dir):
+    """Every development manuscript labelled with an inconsistency gets at least one CAM2xx
+    finding; the consistent ones get none."""
+    import json
+
+    import yaml
+
+    labels = yaml.safe_load((shared_dir / "corpus" / "dev" / "labels.yaml").read_text())
+    wrong = []
+    for doc_id, truth in sorted(labels.items()):
+        out = subprocess.run([sys.executable, "-m", "camlint", "check",
+                              str(shared_dir / "corpus" / "dev" / doc_id / "main.tex"), "--format", "json"],
+                             capture_output=True, text=True, cwd=ROOT)
+        codes = {f["code"] for f in json.loads(out.stdout)["documents"][0]["findings"]}
+        has = any(c.startswith("CAM2") for c in codes)
+        if has != bool(truth["inconsistencies"]):
+            wrong.append((doc_id, sorted(c for c in codes if c.startswith("CAM2")), truth["inconsistencies"]))
+    assert wrong == []
