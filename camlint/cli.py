@@ -74,7 +74,8 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
     overrides = CliOverrides(select=select, ignore=ignore, extend_select=extend_select,
                              fail_on=fail_on, format=fmt)
     try:
-        result = run_check(list(paths), spec=spec, overrides=overrides, config_file=config_file)
+        result = run_check(list(paths), spec=spec, overrides=overrides, config_file=config_file,
+                           progress=sys.stderr.isatty())
     except Exception as exc:  # a config file that cannot be read is a usage error
         from camlint.errors import InputError
 
@@ -93,6 +94,67 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
     if result.errors:
         sys.exit(EXIT_INPUT)
     sys.exit(EXIT_FINDINGS if result.failed else EXIT_OK)
+
+
+def _single_report(path: Path, spec: Path | None):
+    """Check one document for checklist/init; exit 2 with a message when it cannot be read."""
+    from camlint.config import CliOverrides
+    from camlint.runner import run_check
+
+    result = run_check([path], spec=spec, overrides=CliOverrides())
+    for err in result.errors:
+        click.echo(f"camlint: {err}", err=True)
+    if result.errors or not result.reports:
+        sys.exit(EXIT_INPUT)
+    return result.reports
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(("markdown", "latex", "yaml", "json")), default="markdown")
+@click.option("--spec", type=click.Path(path_type=Path, dir_okay=False), help="A camspec supplement to combine.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to FILE.")
+def checklist(paths, fmt, spec, output):
+    """The filled reporting checklist (key, status, value, where stated)."""
+    from camlint.checklist import RENDERERS
+
+    reports = [r for p in paths for r in _single_report(p, spec)]
+    _emit(RENDERERS[fmt](reports), output)
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False),
+              help="Where to write (default: camspec.yaml next to the manuscript).")
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def init(path, output, force):
+    """Write a camspec.yaml pre-filled with what the manuscript states, TODOs for the rest."""
+    from camlint.init import template
+
+    target = output or path.parent / "camspec.yaml"
+    if target.exists() and not force:
+        click.echo(f"camlint: {target} exists; use --force to overwrite it", err=True)
+        sys.exit(EXIT_INPUT)
+    report = _single_report(path, None)[0]
+    target.write_text(template(report), encoding="utf-8")
+    open_keys = sum(1 for k in report.checklist.values() if k.status in ("missing", "partial"))
+    click.echo(f"wrote {target} ({open_keys} TODO{'s' if open_keys != 1 else ''} to fill)")
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text")
+def presets(fmt):
+    """List the presets of published adaptations and what each fixes."""
+    from camlint.presets import PRESETS
+
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps([{"name": p.name, "title": p.title, "citation": p.citation, "summary": p.summary,
+                                "fixes": p.fixes} for p in PRESETS], indent=2))
+        return
+    for p in PRESETS:
+        click.echo(f"{p.name}\n  {p.title}\n  {p.citation}\n  {p.summary}\n  fixes: {', '.join(p.fixes)}\n")
 
 
 @main.command()

@@ -1,6 +1,7 @@
 """`camlint check`: expand folders, load configuration, check each document, decide the exit."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,36 +35,73 @@ def expand(paths: list[Path]) -> tuple[list[Path], list[InputError]]:
     return files, errors
 
 
+PARALLEL_FROM = 8       # documents: below this, process start-up costs more than it saves
+PROGRESS_FROM = 4       # documents: a progress bar from this many on (terminals only)
+
+
+def _config_for(f: Path, config_file: Path | None, overrides: CliOverrides, cache: dict) -> Config:
+    from camlint.config import find_config_file
+
+    cfg_path = config_file or (find_config_file(f.resolve()) if f.exists() else None)
+    if cfg_path not in cache:
+        cache[cfg_path] = (load_config(explicit=cfg_path) if cfg_path else Config()).with_overrides(overrides)
+    return cache[cfg_path]
+
+
+def _check_one(job):
+    """One document (run in a worker process when there are many): (report, error)."""
+    f, spec, cfg = job
+    try:
+        return check_file(f, spec=spec, config=cfg), None
+    except InputError as exc:
+        return None, exc
+
+
 def run_check(paths: list[Path], *, spec: Path | None = None, overrides: CliOverrides = CliOverrides(),
-              config_file: Path | None = None) -> CheckResult:
+              config_file: Path | None = None, progress: bool = False) -> CheckResult:
     result = CheckResult()
     files, result.errors = expand(paths)
     if spec is not None and not spec.is_file():
         result.errors.append(InputError("no such spec file", display_path(spec)))
         spec = None
-    configs: dict[Path | None, Config] = {}
-    fail_on = overrides.fail_on
-    for f in files:
-        cfg_path = config_file
-        if cfg_path is None:
-            from camlint.config import find_config_file
-
-            cfg_path = find_config_file(f.resolve()) if f.exists() else None
-        if cfg_path not in configs:
-            configs[cfg_path] = load_config(explicit=cfg_path).with_overrides(overrides) if cfg_path \
-                else Config().with_overrides(overrides)
-        cfg = configs[cfg_path]
-        result.format = cfg.format
-        fail_on = cfg.fail_on
-        try:
-            rep = check_file(f, spec=spec, config=cfg)
-        except InputError as exc:
-            result.errors.append(exc)
+    configs: dict = {}
+    jobs = [(f, spec, _config_for(f, config_file, overrides, configs)) for f in files]
+    result.format = jobs[-1][2].format if jobs else (overrides.format or "text")
+    for (report, error), (_, _, cfg) in zip(_run_jobs(jobs, progress), jobs):
+        if error is not None:
+            result.errors.append(error)
             continue
-        result.reports.append(rep)
-        level = SEVERITY_RANK[cfg.fail_on]
-        if any(SEVERITY_RANK[x.severity] >= level for x in rep.findings):
+        result.reports.append(report)
+        if any(SEVERITY_RANK[x.severity] >= SEVERITY_RANK[cfg.fail_on] for x in report.findings):
             result.failed = True
-    if not files:
-        result.format = overrides.format or "text"
     return result
+
+
+def _run_jobs(jobs: list, progress: bool) -> list:
+    bar = None
+    if progress and len(jobs) >= PROGRESS_FROM:
+        from rich.progress import Progress
+
+        bar = Progress(transient=True)
+        task = bar.add_task("checking", total=len(jobs))
+        bar.start()
+    try:
+        if len(jobs) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            out = []
+            with ProcessPoolExecutor(max_workers=min(os.cpu_count() or 2, 8)) as pool:
+                for item in pool.map(_check_one, jobs):
+                    out.append(item)
+                    if bar:
+                        bar.advance(task)
+            return out
+        out = []
+        for job in jobs:
+            out.append(_check_one(job))
+            if bar:
+                bar.advance(task)
+        return out
+    finally:
+        if bar:
+            bar.stop()

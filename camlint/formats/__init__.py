@@ -8,6 +8,11 @@ FORMATS: dict[str, str] = {
     "text": "text",
     "concise": "concise",
     "json": "json_format",
+    "sarif": "sarif",
+    "github": "github",
+    "junit": "junit",
+    "gitlab": "gitlab",
+    "markdown": "markdown",
 }
 
 

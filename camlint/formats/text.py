@@ -31,6 +31,14 @@ def _source_line(path: str, line: int) -> str | None:
     return lines[line - 1] if 0 < line <= len(lines) else None
 
 
+def _around(line: str, col: int, width: int = 100) -> str:
+    """The source line, cut to `width` characters around the reported column."""
+    if len(line) <= width:
+        return line
+    start = max(0, min(col - 1 - width // 3, len(line) - width))
+    return ("…" if start else "") + line[start:start + width] + ("…" if start + width < len(line) else "")
+
+
 def _console(color: bool | None, width: int | None) -> tuple[Console, io.StringIO]:
     buf = io.StringIO()
     width = width or int(os.environ.get("COLUMNS", 0) or 110)
@@ -43,6 +51,8 @@ def render(reports, errors=(), *, color: bool | None = None, width: int | None =
     console, buf = _console(color, width)
     for rep in reports:
         _render_report(console, rep)
+    if len(reports) > 1:
+        console.print(summary_table(reports))
     totals = defaultdict(int)
     for rep in reports:
         for f in rep.findings:
@@ -62,6 +72,7 @@ def _render_report(console: Console, rep) -> None:
     for f in rep.findings:
         by_file[f.file].append(f)
     for file, findings in by_file.items():
+        shown = None
         for f in findings:
             head = Text(f"  {f.file}:{f.line}:{f.col}  ")
             head.append(f"{f.severity:<7}", style=_STYLE[f.severity])
@@ -70,8 +81,9 @@ def _render_report(console: Console, rep) -> None:
             head.append(f.message)
             console.print(head)
             src = _source_line(f.file, f.line)
-            if src is not None and src.strip():
-                console.print(Text(f"      {f.line:>4} | {src.rstrip()[:160]}", style="dim"))
+            if src is not None and src.strip() and shown != (f.file, f.line):
+                console.print(Text(f"      {f.line:>4} | {_around(src.rstrip(), f.col)}", style="dim"))
+                shown = (f.file, f.line)
             console.print(Text(f"           hint: {f.hint}", style="italic"))
     for f in rep.suppressed:
         console.print(Text(f"  {f.file}:{f.line}:{f.col}  suppressed {f.code}: {f.suppressed or 'no reason given'}",
@@ -79,6 +91,21 @@ def _render_report(console: Console, rep) -> None:
     if rep.uses_cam_on_transformer:
         console.print(checklist_table(rep))
     console.print()
+
+
+def summary_table(reports) -> Table:
+    """Many documents: how many report each key."""
+    cam = [r for r in reports if r.uses_cam_on_transformer]
+    table = Table(title=f"Summary: {len(reports)} documents, {len(cam)} use CAM on a transformer",
+                  title_justify="left")
+    table.add_column("key")
+    for status in ("reported", "partial", "missing", "not_applicable"):
+        table.add_column(status, justify="right")
+    for key in KEYS:
+        counts = [sum(1 for r in cam if r.checklist[key].status == s)
+                  for s in ("reported", "partial", "missing", "not_applicable")]
+        table.add_row(key, *(str(c) for c in counts))
+    return table
 
 
 def _where(e, doc_path: str) -> str:

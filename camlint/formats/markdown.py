@@ -1,0 +1,53 @@
+"""Markdown: the checklist table and the findings, ready for a pull request or a review."""
+from __future__ import annotations
+
+from camlint.checklist import checklist_rows
+from camlint.keys import KEYS
+
+ICON = {"reported": "✅ reported", "partial": "⚠️ partial", "missing": "❌ missing", "not_applicable": "— n/a"}
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def document(rep) -> str:
+    out = [f"### camlint: `{rep.path}`", ""]
+    if not rep.uses_cam_on_transformer:
+        return "\n".join(out + ["No CAM-style method applied to a transformer was found: nothing to report.", ""])
+    out += ["| item | status | value | where stated |", "|---|---|---|---|"]
+    for row in checklist_rows(rep):
+        out.append(f"| `{row['key']}` | {ICON[row['status']]} | {_cell(row['value'])} | {_cell(row['where'])} |")
+    out.append("")
+    if rep.findings:
+        out += [f"**Findings ({len(rep.findings)})**", ""]
+        for f in rep.findings:
+            out.append(f"- **{f.code}** `{f.name}` ({f.severity}) at `{f.file}:{f.line}`: {_cell(f.message)}  ")
+            out.append(f"  _Fix:_ {_cell(f.hint)}")
+        out.append("")
+    else:
+        out += ["No findings.", ""]
+    if rep.suppressed:
+        out += ["Suppressed: " + ", ".join(f"{f.code} at `{f.file}:{f.line}` ({f.suppressed})" for f in rep.suppressed), ""]
+    return "\n".join(out)
+
+
+def summary(reports) -> str:
+    if len(reports) < 2:
+        return ""
+    counts = {s: sum(1 for r in reports for f in r.findings if f.severity == s) for s in ("error", "warning", "info")}
+    cam = [r for r in reports if r.uses_cam_on_transformer]
+    out = [f"### camlint summary: {len(reports)} documents", "",
+           f"Findings: {counts['error']} errors, {counts['warning']} warnings, {counts['info']} info.", "",
+           "| item | documents reporting it |", "|---|---|"]
+    for key in KEYS:
+        n = sum(1 for r in cam if r.checklist[key].status == "reported")
+        out.append(f"| `{key}` | {n} / {len(cam)} |")
+    return "\n".join(out + [""])
+
+
+def render(reports, errors=(), **_) -> str:
+    parts = [f"> **camlint could not read** `{e.where() or e.file}`: {_cell(e.message)}\n" for e in errors]
+    parts += [document(r) for r in reports]
+    parts.append(summary(reports))
+    return "\n".join(p for p in parts if p)
