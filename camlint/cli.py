@@ -158,6 +158,46 @@ def presets(fmt):
 
 
 @main.command()
+@click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto",
+              help="auto uses CUDA when there is a GPU.")
+@click.option("--maps-out", type=click.Path(path_type=Path, file_okay=False),
+              help="Write each final map (.npy, float32 H x W) and an overlay (.png) here.")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
+def verify(spec, device, maps_out, fmt, output):
+    """Re-execute a complete camspec with torch + timm and compare with the reported maps.
+
+    Exit status: 0 everything declared is reproduced (or nothing was declared to compare),
+    1 a map is not reproduced or degenerate, 2 a bad spec or input."""
+    if not spec.is_file():
+        click.echo(f"camlint: {spec}: no such file", err=True)
+        sys.exit(EXIT_INPUT)
+    try:
+        from camlint.verify.run import render_json, render_text, verify as run_verify
+        from camlint.verify.spec import SpecError
+    except ImportError as exc:
+        click.echo(f"camlint: verify needs torch and timm ({exc.name} is missing): "
+                   "pip install 'camlint[verify]'", err=True)
+        sys.exit(EXIT_INPUT)
+    from camlint.errors import InputError
+
+    try:
+        report = run_verify(spec, device=device, maps_out=maps_out, progress=sys.stderr.isatty())
+    except SpecError as exc:
+        for message in exc.messages:
+            click.echo(f"camlint: {spec}: {message}" if not message.startswith(str(spec)) else f"camlint: {message}",
+                       err=True)
+        sys.exit(EXIT_INPUT)
+    except InputError as exc:
+        click.echo(f"camlint: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    text = render_json(report) if fmt == "json" else render_text(report, sys.stdout.isatty() and not output)
+    _emit(text, output)
+    sys.exit(EXIT_FINDINGS if report.reproduced is False else EXIT_OK)
+
+
+@main.command()
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the schema to FILE.")
 def schema(output):
     """Print the camspec JSON Schema."""

@@ -1,0 +1,118 @@
+"""Comparing a recomputed map with a reported one; fingerprints; degenerate maps."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from camlint.verify.spec import SpecError
+
+
+def fingerprint(m: np.ndarray, step: float) -> str:
+    """sha256 of the map quantised to `step` (shape included): equal maps, equal prints."""
+    q = np.round(np.nan_to_num(np.asarray(m, dtype=np.float64)) / step).astype(np.int64)
+    h = hashlib.sha256(f"{q.shape}".encode())
+    h.update(q.tobytes())
+    return h.hexdigest()[:16]
+
+
+def load_artifact(path: Path) -> np.ndarray:
+    """A reported map: .npy (float H x W) or .png (8 or 16 bit, scaled to [0, 1])."""
+    if path.suffix.lower() == ".npy":
+        try:
+            arr = np.load(path, allow_pickle=False)
+        except Exception as exc:  # noqa: BLE001
+            raise SpecError([f"artifact {path.name}: not a plain .npy array ({exc.__class__.__name__})"]) from None
+        arr = np.squeeze(arr)
+        if arr.ndim != 2:
+            raise SpecError([f"artifact {path.name}: expected an H x W map, got shape {arr.shape}"])
+        return arr.astype(np.float64)
+    if path.suffix.lower() == ".png":
+        from PIL import Image
+
+        try:
+            img = Image.open(path)
+            img.load()
+        except Exception as exc:  # noqa: BLE001
+            raise SpecError([f"artifact {path.name}: cannot decode PNG ({exc.__class__.__name__})"]) from None
+        arr = np.asarray(img)
+        if arr.ndim == 3:
+            arr = arr[..., 0]
+        scale = 65535.0 if arr.dtype == np.uint16 or arr.max() > 255 else 255.0
+        return arr.astype(np.float64) / scale
+    raise SpecError([f"artifact {path.name}: only .npy and .png maps are read"])
+
+
+def resize_to(arr: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    if arr.shape == tuple(shape):
+        return arr
+    t = torch.from_numpy(arr.astype(np.float64))[None, None]
+    return F.interpolate(t, size=shape, mode="bilinear", align_corners=False)[0, 0].numpy()
+
+
+def _rank(x: np.ndarray) -> np.ndarray:
+    order = np.argsort(x, kind="mergesort")
+    ranks = np.empty(len(x), dtype=np.float64)
+    ranks[order] = np.arange(len(x), dtype=np.float64)
+    # average ranks of ties
+    _, inv, counts = np.unique(x, return_inverse=True, return_counts=True)
+    sums = np.bincount(inv, weights=ranks)
+    return (sums / counts)[inv]
+
+
+def _pearson(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a - a.mean(), b - b.mean()
+    den = np.sqrt((a * a).sum() * (b * b).sum())
+    return float((a * b).sum() / den) if den > 0 else (1.0 if np.allclose(a, b) else 0.0)
+
+
+def top_iou(a: np.ndarray, b: np.ndarray, frac: float = 0.1) -> float:
+    k = max(1, int(round(a.size * frac)))
+    ta = set(np.argsort(a.ravel())[-k:].tolist())
+    tb = set(np.argsort(b.ravel())[-k:].tolist())
+    return len(ta & tb) / len(ta | tb)
+
+
+def metrics(ours: np.ndarray, reported: np.ndarray) -> dict:
+    reported = resize_to(reported, ours.shape)
+    a, b = ours.ravel().astype(np.float64), reported.ravel().astype(np.float64)
+    return {"max_abs": float(np.abs(a - b).max()), "pearson": _pearson(a, b),
+            "spearman": _pearson(_rank(a), _rank(b)), "top10_iou": top_iou(ours, reported)}
+
+
+def passes(m: dict, tolerance: dict) -> tuple[bool, list[str]]:
+    """Every stated threshold holds (max_abs is an upper bound, the others lower bounds)."""
+    failed = []
+    for key, bound in tolerance.items():
+        if key not in m:
+            continue
+        ok = m[key] <= bound if key == "max_abs" else m[key] >= bound
+        if not ok:
+            failed.append(f"{key} {m[key]:.4g} {'>' if key == 'max_abs' else '<'} {bound}")
+    return not failed, failed
+
+
+def degenerate(m: np.ndarray) -> str | None:
+    if not np.isfinite(m).all():
+        return "the map contains NaN or infinite values"
+    if np.abs(m).max() == 0:
+        return "the map is all zero"
+    if np.ptp(m) < 1e-12:
+        return "the map is constant"
+    return None
+
+
+def localization(m: np.ndarray, box) -> dict:
+    """Pointing game (maximum inside the box) and the share of the map's energy inside it."""
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    h, w = m.shape
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    iy, ix = np.unravel_index(int(np.argmax(m)), m.shape)
+    pos = np.clip(m, 0, None)
+    total = pos.sum()
+    inside = pos[y0:y1, x0:x1].sum()
+    return {"pointing": bool(x0 <= ix < x1 and y0 <= iy < y1),
+            "energy_in_box": float(inside / total) if total > 0 else 0.0}

@@ -1,0 +1,149 @@
+"""Where each location lives in a timm model, and a scoped capture of activations and gradients.
+
+Locations are read from the model (block lists, prefix tokens, patch grid), never hard-coded.
+Hooks are registered for one `with` block and always removed in `finally`.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import torch
+
+from camlint.verify.spec import SpecError
+
+# point -> (submodule path inside a block, which tensor: its output or its first input)
+VIT_POINTS = {
+    "F1": ("norm1", "output"),
+    "F2": ("attn.attn_drop", "output"),     # softmax attention, explicit attention path only
+    "F3a": ("attn.proj", "input"),          # heads concatenated, before the output projection
+    "F3b": ("ls1", "output"),               # attention branch output (after LayerScale if any)
+    "mid_residual": ("norm2", "input"),     # x + attention branch
+    "F4": ("norm2", "output"),
+    "F5": ("mlp", "output"),
+    "F6": ("", "output"),                   # the block output (residual stream)
+}
+SWIN_POINTS = {
+    "F1": ("norm1", "output"),
+    "F2": ("attn.softmax", "output"),       # per-window attention
+    "F4": ("norm2", "output"),
+    "F5": ("mlp", "output"),
+    "F6": ("", "output"),
+}
+
+
+@dataclass
+class Geometry:
+    """What the model says about its tokens (read from the instance)."""
+    family: str                    # vit | swin
+    depth: int
+    prefix: dict                   # name -> list of token indices (cls, dist, registers)
+    num_prefix: int
+    grid: tuple[int, int]          # patch grid of the input size in use
+    has_cls: bool
+    global_pool: str
+
+
+def geometry(model, input_hw: tuple[int, int], stage: int | None = None) -> Geometry:
+    if hasattr(model, "layers") and not hasattr(model, "blocks"):       # Swin (timm >= 0.9)
+        n_stages = len(model.layers)
+        s = (stage or n_stages) - 1
+        if not 0 <= s < n_stages:
+            raise SpecError([f"layer.stage: {stage} does not exist ({n_stages} stages)"])
+        res = model.layers[s].blocks[0].input_resolution if hasattr(model.layers[s].blocks[0], "input_resolution") \
+            else None
+        if res is None:
+            ph, pw = model.patch_embed.grid_size
+            res = (ph // 2 ** s, pw // 2 ** s)
+        return Geometry("swin", len(model.layers[s].blocks), {}, 0, tuple(res), False, "avg")
+    if not hasattr(model, "blocks") or not hasattr(model, "patch_embed"):
+        raise SpecError([f"model: {type(model).__name__} is not a ViT- or Swin-style timm model"])
+    n_prefix = int(getattr(model, "num_prefix_tokens", 1))
+    has_cls = getattr(model, "cls_token", None) is not None
+    names: dict[str, list[int]] = {}
+    i = 0
+    if has_cls:
+        names["cls"] = [0]
+        i = 1
+    if getattr(model, "dist_token", None) is not None:
+        names["dist"] = [i]
+        i += 1
+    n_reg = n_prefix - i
+    if n_reg > 0:
+        names["registers"] = list(range(i, i + n_reg))
+    patch = model.patch_embed.patch_size
+    grid = (input_hw[0] // patch[0], input_hw[1] // patch[1])
+    return Geometry("vit", len(model.blocks), names, n_prefix, grid, has_cls,
+                    str(getattr(model, "global_pool", "token")))
+
+
+def block_modules(model, stage: int | None):
+    if hasattr(model, "layers") and not hasattr(model, "blocks"):
+        return model.layers[(stage or len(model.layers)) - 1].blocks
+    return model.blocks
+
+
+def _submodule(block, path: str):
+    mod = block
+    for part in filter(None, path.split(".")):
+        if not hasattr(mod, part):
+            raise SpecError([f"location: this model's blocks have no {path!r} module"])
+        mod = getattr(mod, part)
+    return mod
+
+
+def point_table(model) -> dict:
+    return SWIN_POINTS if hasattr(model, "layers") and not hasattr(model, "blocks") else VIT_POINTS
+
+
+@dataclass
+class Capture:
+    """Activations and gradients per (block index, point); gradients per backward pass name."""
+    activations: dict = field(default_factory=dict)
+    gradients: dict = field(default_factory=dict)     # (pass, block, point) -> tensor
+    forced_explicit: list = field(default_factory=list)
+    current_pass: str = "default"
+
+    def grad(self, block: int, point: str, pass_name: str = "default"):
+        return self.gradients.get((pass_name, block, point))
+
+
+@contextmanager
+def capture(model, sites: list[tuple[int, str]], stage: int | None = None):
+    """Record the tensors at `sites` ((block index >= 0, point)) during forward and backward."""
+    blocks = block_modules(model, stage)
+    table = point_table(model)
+    cap = Capture()
+    handles = []
+    fused_before = []
+    try:
+        for b, point in sites:
+            if point not in table:
+                raise SpecError([f"location: {point} is not available for {type(model).__name__}"])
+            if not 0 <= b < len(blocks):
+                raise SpecError([f"layer: block {b} does not exist ({len(blocks)} blocks)"])
+            path, which = table[point]
+            if point == "F2" and table is VIT_POINTS:
+                attn = blocks[b].attn
+                if getattr(attn, "fused_attn", False):
+                    fused_before.append(attn)
+                    attn.fused_attn = False         # the softmax matrix exists only on the explicit path
+                    cap.forced_explicit.append(b)
+            module = _submodule(blocks[b], path)
+
+            def hook(mod, args, output, key=(b, point), which=which):
+                tensor = output if which == "output" else args[0]
+                if isinstance(tensor, tuple):
+                    tensor = tensor[0]
+                cap.activations[key] = tensor.detach()
+                if tensor.requires_grad:
+                    tensor.register_hook(lambda g, key=key: cap.gradients.__setitem__(
+                        (cap.current_pass, *key), g.detach()))
+
+            handles.append(module.register_forward_hook(hook))
+        yield cap
+    finally:
+        for h in handles:
+            h.remove()
+        for attn in fused_before:
+            attn.fused_attn = True
