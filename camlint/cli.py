@@ -198,6 +198,51 @@ def verify(spec, device, maps_out, fmt, output):
 
 
 @main.command()
+@click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=Path("camlint-sweep"),
+              show_default=True, help="Folder for grid.png, agreement.json and sweep.json.")
+@click.option("--space", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="YAML mapping open keys to candidate values (default: camlint's space).")
+@click.option("--max-variants", type=click.IntRange(1, 4096), default=64, show_default=True,
+              help="Cap on the number of procedures (a seeded sample beyond it).")
+@click.option("--agree", type=click.FloatRange(-1, 1), default=0.8, show_default=True,
+              help="Spearman above which two maps count as agreeing (clusters).")
+@click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text")
+def sweep(spec, out_dir, space, max_variants, agree, device, fmt):
+    """Every procedure the open keys of SPEC admit: maps side by side, agreement, localisation."""
+    if not spec.is_file():
+        click.echo(f"camlint: {spec}: no such file", err=True)
+        sys.exit(EXIT_INPUT)
+    try:
+        from camlint.verify import sweep as sw
+        from camlint.verify.spec import SpecError
+    except ImportError as exc:
+        click.echo(f"camlint: sweep needs torch and timm ({exc.name} is missing): pip install 'camlint[verify]'",
+                   err=True)
+        sys.exit(EXIT_INPUT)
+    from camlint.errors import InputError
+
+    try:
+        result = sw.sweep(spec, sw.load_space(space), cap=max_variants, device=device, agree=agree)
+    except SpecError as exc:
+        for message in exc.messages:
+            click.echo(f"camlint: {spec}: {message}", err=True)
+        sys.exit(EXIT_INPUT)
+    except InputError as exc:
+        click.echo(f"camlint: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    written = sw.write_outputs(result, out_dir)
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        click.echo(sw.render_text(result), nl=False)
+        click.echo("wrote " + ", ".join(str(p) for p in written))
+
+
+@main.command()
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the schema to FILE.")
 def schema(output):
     """Print the camspec JSON Schema."""

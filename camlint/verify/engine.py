@@ -122,6 +122,9 @@ def _attention_map(ps: Pass, proc: Procedure, block: int) -> torch.Tensor:
 
 def signed_map(ps: Pass, proc: Procedure) -> list[torch.Tensor]:
     """Per-block signed maps (B, h, w) before the final ReLU."""
+    if proc.grid is not None and tuple(proc.grid) != tuple(ps.geo.grid):
+        raise SpecError([f"reshape.grid: the spec says {proc.grid[0]} x {proc.grid[1]}, but this model's "
+                         f"tokens form a {ps.geo.grid[0]} x {ps.geo.grid[1]} grid at this input size"])
     blocks = resolve_blocks(proc, ps.geo.depth)
     if proc.location == "F2":
         return [_attention_map(ps, proc, b) for b in blocks]

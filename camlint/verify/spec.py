@@ -60,6 +60,7 @@ class Procedure:
     size: object             # "input" or (h, w)
     post_order: str
     stage: int | None = None     # Swin stage (1-based)
+    grid: tuple | None = None    # stated grid (None: read from the model)
     params: tuple = ()           # preset parameters, e.g. (("discard_ratio", 0.9),)
 
     def param(self, name: str, default=None):
@@ -196,6 +197,8 @@ def procedure_from(data: dict, errors: list[str]) -> Procedure:
         drop, grads = ("cls", "dist", "registers"), "patch_tokens"   # n/a: a model without prefix tokens
     reshape = data.get("reshape") or {}
     order = reshape.get("order", "row_major") if isinstance(reshape, dict) else "row_major"
+    grid = reshape.get("grid") if isinstance(reshape, dict) else None
+    grid = tuple(grid) if isinstance(grid, list) and len(grid) == 2 else None
     rule_weighting, rule_relu = METHOD_RULES.get(method, ("gap_gradients", ("after_combination",)))
     weighting = data.get("weighting")
     weighting = rule_weighting if weighting in (None, "method_rule") else _canon("weighting", weighting, errors, "weighting")
@@ -227,7 +230,7 @@ def procedure_from(data: dict, errors: list[str]) -> Procedure:
         normalize=normalize or "minmax", eps=float(post.get("eps", 1e-7)), upsample=upsample or "bilinear",
         align_corners=bool(post.get("align_corners", False)),
         size=tuple(size) if isinstance(size, list) else "input",
-        post_order=post.get("order", "normalize_then_upsample"), stage=stage,
+        post_order=post.get("order", "normalize_then_upsample"), stage=stage, grid=grid,
         params=tuple(sorted((preset.params if preset else {}).items())))
 
 

@@ -1,0 +1,375 @@
+"""`camlint sweep SPEC`: every procedure the open keys of a description admit, their maps side by
+side, how much they agree, and (given object boxes) which of them localize the object.
+
+All maps of an input come from one forward pass and one backward pass per target kind: the
+engine captures activations and gradients at every candidate location at once, then computes
+each variant from that cache.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+import yaml
+
+from camlint import judge, vocab
+from camlint.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
+from camlint.verify import compare
+from camlint.verify.engine import compute, run_passes
+from camlint.verify.images import load_input, preprocessing_config
+from camlint.verify.model import build_model
+from camlint.verify.spec import Procedure, SpecError, exec_spec, procedure_from
+
+# What an open key may be, when the spec leaves it open (override with --space FILE).
+DEFAULT_SPACE = {
+    "method": ["gradcam"],
+    "layer": [{"block": -1}, {"block": -2}],
+    "location": ["F1", "F2", "F3b", "F4", "F5", "F6"],
+    "target": [{"kind": "logit", "class": "predicted"}, {"kind": "softmax", "class": "predicted"}],
+    "tokens": [{"drop": ["cls"]}, {"drop": ["cls"], "gradients_from": "cls"}],
+    "reshape": [{"grid": "auto", "order": "row_major"}],
+    "weighting": ["gap_gradients", "elementwise"],
+    "heads": [{"aggregate": "mean", "order": "before_relu"}, {"aggregate": "as_channels"}],
+    "relu": ["after_combination", "none"],
+    "postprocess": [{"normalize": "minmax", "upsample": "bilinear"}],
+}
+MAX_VARIANTS = 64
+
+
+@dataclass
+class Variant:
+    label: str
+    choices: dict
+    procedure: Procedure
+
+
+@dataclass
+class SweepResult:
+    spec: str
+    open_keys: list[str]
+    variants: list[Variant]
+    dropped: list[tuple[str, str]] = field(default_factory=list)     # (label, why)
+    inputs: list[str] = field(default_factory=list)
+    spearman: np.ndarray | None = None
+    iou: np.ndarray | None = None
+    localization: list[dict] = field(default_factory=list)           # per variant
+    distinct: int = 0
+    clusters: list[list[int]] = field(default_factory=list)
+    capped_from: int = 0
+    degenerate: list[int] = field(default_factory=list)                # constant maps on every input
+    maps: dict = field(default_factory=dict)                          # input -> list of final maps
+    pictures: dict = field(default_factory=dict)
+    verdict: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "spec": self.spec, "open_keys": self.open_keys, "procedures": len(self.variants),
+            "distinct_maps": self.distinct, "capped_from": self.capped_from or None,
+            "variants": [{"label": v.label, "choices": v.choices, "degenerate": i in self.degenerate,
+                          **({"localization": self.localization[i]} if self.localization else {})}
+                         for i, v in enumerate(self.variants)],
+            "dropped": [{"label": lab, "why": why} for lab, why in self.dropped],
+            "inputs": self.inputs,
+            "agreement": {"spearman": _matrix(self.spearman), "top10_iou": _matrix(self.iou)},
+            "clusters": [[self.variants[i].label for i in c] for c in self.clusters],
+            "verdict": self.verdict,
+        }
+
+
+def _matrix(m: np.ndarray) -> list:
+    return [[None if np.isnan(v) else round(float(v), 4) for v in row] for row in m]
+
+
+def open_keys(data: dict) -> list[str]:
+    """Checklist keys a sweep may vary: absent, placeholder or only partly stated."""
+    out = []
+    statuses = judge.statuses({k: data.get(k) for k in EXECUTABLE_KEYS})
+    for key in EXECUTABLE_KEYS:
+        if key in ("model", "heads"):
+            continue
+        if statuses.get(key) in (MISSING, PARTIAL):
+            out.append(key)
+    if "location" in out or judge.location_point(data.get("location")) in vocab.ATTENTION_LOCATIONS:
+        if statuses.get("heads") in (MISSING, PARTIAL) or data.get("heads") is None:
+            out.append("heads")
+    return out
+
+
+def enumerate_variants(data: dict, space: dict, cap: int, seed: int = 0) -> tuple[list[Variant], list, int]:
+    keys = open_keys(data)
+    axes = [[(k, c) for c in space.get(k, DEFAULT_SPACE.get(k, []))] for k in keys]
+    combos = list(itertools.product(*axes)) if axes else [()]
+    variants, dropped, seen = [], [], {}
+    for combo in combos:
+        choice = dict(combo)
+        d = {**data, **choice}
+        errors: list[str] = []
+        proc = procedure_from(d, errors)
+        if proc.location != "F2":
+            proc = replace(proc, heads=None)
+            choice.pop("heads", None)
+        else:
+            proc = replace(proc, gradients_from="patch_tokens")
+            if isinstance(choice.get("tokens"), dict):
+                choice["tokens"] = {"drop": choice["tokens"].get("drop", [])}
+        if errors:
+            dropped.append((_choice_label(choice), "; ".join(errors)))
+            continue
+        if proc in seen:
+            continue
+        seen[proc] = True
+        variants.append(Variant(_choice_label(choice) or proc.label(), choice, proc))
+    total = len(variants)
+    if total > cap:
+        rng = random.Random(seed)
+        keep = sorted(rng.sample(range(total), cap))
+        variants = [variants[i] for i in keep]
+    return variants, dropped, total if total > cap else 0
+
+
+def _choice_label(choice: dict) -> str:
+    """A short label of the open choices: 'F6 softmax grad@cls'."""
+    parts = []
+    for k, v in choice.items():
+        if k == "tokens" and isinstance(v, dict):
+            parts.append("grad@cls" if v.get("gradients_from") == "cls" else
+                         "keep-cls" if not v.get("drop") else "drop-" + "+".join(v["drop"]))
+        elif k == "target" and isinstance(v, dict):
+            parts.append(f"{v.get('kind')}" + (f"({v.get('class')})" if v.get("class") not in (None, "predicted") else ""))
+        elif k == "layer" and isinstance(v, dict):
+            parts.append("blk" + ",".join(str(b) for b in (v.get("blocks") or [v.get("block")])))
+        elif k == "heads" and isinstance(v, dict):
+            parts.append(f"heads-{v.get('aggregate')}" + ("<relu" if v.get("order") == "before_relu" else ""))
+        elif k == "relu":
+            parts.append(f"relu-{v if not isinstance(v, list) else '+'.join(v)}")
+        elif isinstance(v, dict):
+            parts.append(",".join(f"{b}" for b in v.values()))
+        else:
+            parts.append(str(v))
+    return " ".join(parts)
+
+
+def _agreement(maps: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    X = np.stack([m.ravel() for m in maps]).astype(np.float64)
+    ranks = np.argsort(np.argsort(X, axis=1), axis=1).astype(np.float64)
+    ranks -= ranks.mean(axis=1, keepdims=True)
+    norms = np.linalg.norm(ranks, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    Z = ranks / norms
+    spearman = Z @ Z.T
+    k = max(1, int(round(X.shape[1] * 0.1)))
+    top = np.zeros_like(X, dtype=bool)
+    idx = np.argsort(X, axis=1)[:, -k:]
+    np.put_along_axis(top, idx, True, axis=1)
+    inter = top.astype(np.float64) @ top.T.astype(np.float64)
+    iou = inter / (2 * k - inter)
+    return spearman, iou
+
+
+def _clusters(S: np.ndarray, threshold: float) -> list[list[int]]:
+    parent = list(range(len(S)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(S)):
+        for j in range(i + 1, len(S)):
+            if S[i, j] >= threshold:
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(S)):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values(), key=len, reverse=True)
+
+
+def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, device: str = "auto",
+          agree: float = 0.8) -> SweepResult:
+    from camlint.verify.run import pick_device
+    from camlint.yamlsafe import load_file
+
+    data = load_file(spec_path).data
+    if not isinstance(data, dict):
+        raise SpecError(["the spec is not a mapping of checklist keys"])
+    data = {k: v for k, v in data.items() if not vocab.is_placeholder(v)}
+    variants, dropped, capped = enumerate_variants(data, space or {}, cap)
+    if not variants:
+        raise SpecError(["no procedure can be built from this spec and space"] + [w for _, w in dropped[:5]])
+    probe = {**data, **variants[0].choices}
+    probe.pop("artifacts", None)
+    spec = exec_spec(probe, spec_path.resolve().parent)
+    if not spec.inputs:
+        raise SpecError(["inputs: the sweep needs at least one input (image or .npy tensor)"])
+    dev = pick_device(device if device != "auto" else spec.runtime.get("device", "auto"))
+    model, _ = build_model(spec.model)
+    model = model.to(dev)
+    pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
+    result = SweepResult(str(spec_path), open_keys(data), variants, dropped, capped_from=capped)
+    per_input_S, per_input_I, hits = [], [], []
+    for item in spec.inputs:
+        x, picture = load_input(item, pre)
+        x = x[None].to(dev)
+        ps = run_passes(model, x, [v.procedure for v in result.variants], item.label)
+        finals, kept = [], []
+        for i, v in enumerate(result.variants):
+            try:
+                _, final = compute(ps, v.procedure)
+            except SpecError as exc:
+                result.dropped.append((v.label, "; ".join(exc.messages)))
+                continue
+            finals.append(final.detach().cpu().double().numpy())
+            kept.append(i)
+        if len(kept) != len(result.variants):       # drop failing variants everywhere
+            result.variants = [result.variants[i] for i in kept]
+            for name in result.maps:
+                result.maps[name] = [result.maps[name][i] for i in kept]
+            per_input_S = [S[np.ix_(kept, kept)] for S in per_input_S]
+            per_input_I = [I[np.ix_(kept, kept)] for I in per_input_I]
+            hits = [[h[i] for i in kept] for h in hits]
+        result.maps[item.name] = finals
+        result.pictures[item.name] = picture
+        result.inputs.append(item.name)
+        S, I = _agreement(finals)
+        per_input_S.append(S)
+        per_input_I.append(I)
+        if item.box is not None:
+            hits.append([compare.localization(m, item.box) for m in finals])
+    result.spearman = np.mean(per_input_S, axis=0)
+    result.iou = np.mean(per_input_I, axis=0)
+    first = result.maps[result.inputs[0]]
+    result.distinct = len({compare.fingerprint(m, 1e-3) for m in first})
+    # a map that is constant on every input (zero gradients) agrees with nothing: it has no ranks
+    result.degenerate = [i for i in range(len(result.variants))
+                         if all(compare.degenerate(result.maps[n][i]) for n in result.inputs)]
+    live = [i for i in range(len(result.variants)) if i not in result.degenerate]
+    for i in result.degenerate:
+        result.spearman[i, :] = result.spearman[:, i] = np.nan
+        result.iou[i, :] = result.iou[:, i] = np.nan
+    sub_clusters = _clusters(result.spearman[np.ix_(live, live)], agree) if live else []
+    result.clusters = [[live[i] for i in c] for c in sub_clusters]
+    if hits:
+        n = len(hits)
+        result.localization = [{"pointing_rate": sum(h[i]["pointing"] for h in hits) / n,
+                                "energy_in_box": float(np.mean([h[i]["energy_in_box"] for h in hits]))}
+                               for i in range(len(result.variants))]
+    result.verdict = verdict(result)
+    return result
+
+
+def verdict(r: SweepResult) -> str:
+    n = len(r.variants)
+    iu = np.triu_indices(n, 1)
+    pairs = r.spearman[iu]
+    pairs = pairs[~np.isnan(pairs)]
+    median = float(np.median(pairs)) if len(pairs) else 1.0
+    text = (f"this description admits {n + (r.capped_from - n if r.capped_from else 0)} procedures"
+            + (f" ({n} sampled)" if r.capped_from else "")
+            + f"; their maps agree at median Spearman {median:.2f}; {len(r.clusters)} cluster"
+            + ("s" if len(r.clusters) != 1 else "") + f" of agreeing maps")
+    if r.degenerate:
+        text += f"; {len(r.degenerate)} give a constant (all-zero) map"
+    if r.localization:
+        outside = sum(1 for i, loc in enumerate(r.localization) if loc["pointing_rate"] < 0.5 and i not in r.degenerate)
+        text += f"; {outside} of the others put the maximum outside the object on most inputs"
+    return text
+
+
+def load_space(path: Path | None) -> dict:
+    if path is None:
+        return {}
+    from camlint.yamlsafe import load_file
+
+    data = load_file(path).data
+    if not isinstance(data, dict):
+        raise SpecError([f"{path}: a space maps checklist keys to lists of candidate values"])
+    return data
+
+
+def write_outputs(r: SweepResult, out: Path, max_inputs: int = 4) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    (out / "sweep.json").write_text(json.dumps(r.to_json(), indent=2) + "\n")
+    (out / "agreement.json").write_text(json.dumps(
+        {"labels": [v.label for v in r.variants], "spearman": _matrix(r.spearman),
+         "top10_iou": _matrix(r.iou)}, indent=2) + "\n")
+    written += [out / "sweep.json", out / "agreement.json"]
+    for k, name in enumerate(r.inputs[:max_inputs]):
+        path = out / ("grid.png" if k == 0 else f"grid-{name}.png")
+        grid_figure(r, name).save(path)
+        written.append(path)
+    return written
+
+
+def grid_figure(r: SweepResult, name: str, tile: int = 112, cols: int = 6):
+    from PIL import Image, ImageDraw, ImageFont
+
+    from camlint.verify.run import overlay
+
+    maps, picture = r.maps[name], r.pictures[name]
+    label_h = 30
+    rows = (len(maps) + cols - 1) // cols
+    fig = Image.new("RGB", (cols * tile, rows * (tile + label_h) + 18), "white")
+    draw = ImageDraw.Draw(fig)
+    font = ImageFont.load_default()
+    draw.text((4, 3), f"{name}: {len(maps)} procedures ({r.verdict[:90]})", fill="black", font=font)
+    for i, m in enumerate(maps):
+        x, y = (i % cols) * tile, 18 + (i // cols) * (tile + label_h)
+        img = Image.fromarray(overlay(picture, m)).resize((tile - 4, tile - 4), Image.NEAREST)
+        fig.paste(img, (x + 2, y + 2))
+        words = r.variants[i].label.replace("location:", "").replace("target:kind=", "").split()
+        lines, line = [], ""
+        for w in words:
+            if len(line) + len(w) > 19:
+                lines.append(line)
+                line = w
+            else:
+                line = f"{line} {w}".strip()
+        lines.append(line)
+        for j, text in enumerate(lines[:3]):
+            draw.text((x + 2, y + tile + j * 9 - 1), text[:22], fill="black", font=font)
+        if r.localization:
+            hit = r.localization[i]["pointing_rate"]
+            draw.rectangle((x + 2, y + 2, x + tile - 3, y + tile - 3), outline=(0, 160, 0) if hit >= 0.5 else (200, 0, 0),
+                           width=2)
+    return fig
+
+
+def render_text(r: SweepResult) -> str:
+    from rich.table import Table
+    from rich.text import Text
+
+    from camlint.formats.text import _console
+
+    console, buf = _console(False, None)
+    console.print(Text(f"camlint sweep {r.spec}", style="bold"))
+    console.print(f"  open keys: {', '.join(r.open_keys) or 'none'}; {len(r.variants)} procedures, "
+                  f"{r.distinct} distinct maps; inputs: {', '.join(r.inputs)}")
+    table = Table(title_justify="left")
+    table.add_column("#")
+    table.add_column("procedure (open choices)")
+    table.add_column("median Spearman to others")
+    if r.localization:
+        table.add_column("pointing")
+        table.add_column("energy in box")
+    for i, v in enumerate(r.variants):
+        others = np.delete(r.spearman[i], i)
+        others = others[~np.isnan(others)]
+        row = [str(i), Text(v.label), "constant map" if i in r.degenerate else
+               f"{np.median(others):.2f}" if len(others) else "-"]
+        if r.localization:
+            row += [f"{r.localization[i]['pointing_rate']:.2f}", f"{r.localization[i]['energy_in_box']:.2f}"]
+        table.add_row(*row)
+    console.print(table)
+    for k, c in enumerate(r.clusters[:8]):
+        console.print(f"  cluster {k + 1}: " + ", ".join(f"#{i}" for i in c))
+    for label, why in r.dropped[:10]:
+        console.print(Text(f"  dropped {label}: {why}", style="dim"))
+    console.print(Text(r.verdict, style="bold"))
+    return buf.getvalue()

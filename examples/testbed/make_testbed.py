@@ -1,0 +1,187 @@
+"""A ground-truth testbed for Grad-CAM on a ViT: procedural images with known object boxes and a
+small timm ViT trained on them, deterministic under a seed, in a few minutes on 2 CPU cores.
+
+Each 64 x 64 image shows one coloured shape (the class: disc, square, triangle or cross) on a
+noisy background, among grey distractor shapes of every kind. Only the coloured shape decides the
+class, so a faithful map should point at its box. The model is a ViT with a [CLS] token, patch 8
+(an 8 x 8 grid), 4 blocks.
+
+    python examples/testbed/make_testbed.py            # train, then write everything below
+    python examples/testbed/make_testbed.py --check    # only report the test accuracy
+
+Writes: weights/vit_testbed.safetensors (+ .sha256), images/*.png, boxes in testbed.yaml (a
+complete camspec of the documented recipe) and maps/*.npy, the maps camlint verify computes.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from PIL import Image, ImageDraw
+
+HERE = Path(__file__).resolve().parent
+SIZE, PATCH = 64, 8
+CLASSES = ("disc", "square", "triangle", "cross")
+SEED = 1234
+MODEL_KWARGS = dict(img_size=SIZE, patch_size=PATCH, embed_dim=96, depth=4, num_heads=3,
+                    num_classes=len(CLASSES), mlp_ratio=2.0, global_pool="token")
+MEAN = STD = (0.5, 0.5, 0.5)
+
+
+def draw_shape(draw: ImageDraw.ImageDraw, kind: str, box, fill) -> None:
+    x0, y0, x1, y1 = box
+    if kind == "disc":
+        draw.ellipse(box, fill=fill)
+    elif kind == "square":
+        draw.rectangle(box, fill=fill)
+    elif kind == "triangle":
+        draw.polygon([((x0 + x1) / 2, y0), (x1, y1), (x0, y1)], fill=fill)
+    else:
+        w = (x1 - x0) / 3
+        draw.rectangle((x0 + w, y0, x1 - w, y1), fill=fill)
+        draw.rectangle((x0, y0 + w, x1, y1 - w), fill=fill)
+
+
+def sample(rng: np.random.Generator, label: int | None = None):
+    """(image uint8 H x W x 3, class, box [x0, y0, x1, y1])."""
+    label = int(rng.integers(len(CLASSES))) if label is None else label
+    bg = rng.normal(110, 25, (SIZE, SIZE, 3)).clip(0, 255).astype(np.uint8)
+    img = Image.fromarray(bg)
+    draw = ImageDraw.Draw(img)
+    side = int(rng.integers(16, 24))
+    x0, y0 = (int(v) for v in rng.integers(2, SIZE - side - 2, size=2))
+    box = (x0, y0, x0 + side, y0 + side)
+    for _ in range(int(rng.integers(2, 5))):                 # grey distractors of every kind
+        s = int(rng.integers(8, 14))
+        dx, dy = (int(v) for v in rng.integers(0, SIZE - s, size=2))
+        if dx + s < x0 - 1 or dx > box[2] + 1 or dy + s < y0 - 1 or dy > box[3] + 1:
+            g = int(rng.integers(60, 200))
+            draw_shape(draw, CLASSES[int(rng.integers(len(CLASSES)))], (dx, dy, dx + s, dy + s), (g, g, g))
+    hue = rng.integers(0, 3)
+    colour = [60, 60, 60]
+    colour[hue] = 230
+    draw_shape(draw, CLASSES[label], box, tuple(colour))
+    return np.asarray(img), label, box
+
+
+def to_tensor(arr: np.ndarray) -> torch.Tensor:
+    x = torch.from_numpy(arr.astype(np.float32) / 255.0).permute(2, 0, 1)
+    return (x - 0.5) / 0.5
+
+
+def batch(rng, n):
+    items = [sample(rng) for _ in range(n)]
+    return torch.stack([to_tensor(a) for a, _, _ in items]), torch.tensor([c for _, c, _ in items])
+
+
+def build_model():
+    import timm
+
+    torch.manual_seed(SEED)
+    return timm.create_model("vit_tiny_patch16_224", pretrained=False, **MODEL_KWARGS)
+
+
+def train(steps: int = 1500, batch_size: int = 64) -> torch.nn.Module:
+    torch.set_num_threads(2)
+    torch.use_deterministic_algorithms(True)
+    model = build_model().train()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=0.05)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps, pct_start=0.1)
+    rng = np.random.default_rng(SEED)
+    t0 = time.perf_counter()
+    for step in range(steps):
+        x, y = batch(rng, batch_size)
+        loss = torch.nn.functional.cross_entropy(model(x), y, label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 250 == 0 or step == steps - 1:
+            print(f"step {step:5d} loss {loss.item():.3f} ({time.perf_counter() - t0:.0f} s)", flush=True)
+    return model.eval()
+
+
+def accuracy(model, n: int = 1000) -> float:
+    x, y = batch(np.random.default_rng(99), n)
+    with torch.no_grad():
+        return float((model(x).argmax(-1) == y).float().mean())
+
+
+def write_outputs(model) -> None:
+    from safetensors.torch import save_file
+
+    (HERE / "weights").mkdir(exist_ok=True)
+    (HERE / "images").mkdir(exist_ok=True)
+    path = HERE / "weights" / "vit_testbed.safetensors"
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(path))
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    (HERE / "weights" / "vit_testbed.safetensors.sha256").write_text(f"{digest}  vit_testbed.safetensors\n")
+    rng = np.random.default_rng(2024)
+    inputs = []
+    for i in range(8):
+        arr, label, box = sample(rng, label=i % len(CLASSES))
+        name = f"{CLASSES[label]}_{i}"
+        Image.fromarray(arr).save(HERE / "images" / f"{name}.png")
+        inputs.append((name, label, box))
+    lines = ["# The testbed's documented recipe as a complete camspec (written by make_testbed.py).",
+             "camspec: 1",
+             "model:",
+             "  arch: vit_tiny_patch16_224",
+             "  kwargs: {img_size: 64, patch_size: 8, embed_dim: 96, depth: 4, num_heads: 3, num_classes: 4,"
+             " mlp_ratio: 2.0, global_pool: token}",
+             f"  weights: {{file: weights/vit_testbed.safetensors, sha256: {digest}}}",
+             "  input_size: [3, 64, 64]",
+             "  preprocessing: {resize: 64, crop: 64, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], interpolation: bilinear}",
+             "method: {name: gradcam, preset: pytorch-grad-cam-vit}",
+             "layer: {block: -1}",
+             "location: F1",
+             "target: {kind: logit, class: predicted}",
+             "tokens: {drop: [cls]}",
+             "reshape: {grid: [8, 8], order: row_major}",
+             "weighting: gap_gradients",
+             "heads: n/a",
+             "relu: after_combination",
+             "postprocess: {normalize: minmax, eps: 1.0e-7, upsample: bilinear, size: input, order: pytorch-grad-cam}",
+             "implementation: {library: camlint, version: \"0.1.0\"}",
+             "runtime: {device: cpu, dtype: float32, seed: 0}",
+             "inputs:"]
+    lines += [f"  - {{image: images/{n}.png, class: {c}, box: [{b[0]}, {b[1]}, {b[2]}, {b[3]}]}}" for n, c, b in inputs]
+    lines += ["artifacts:"] + [f"  - {{input: {n}, map: maps/{n}.npy}}" for n, _, _ in inputs]
+    lines += ["tolerance: {max_abs: 1.0e-4, pearson: 0.9999}"]
+    (HERE / "testbed.yaml").write_text("\n".join(lines) + "\n")
+
+
+def write_maps() -> None:
+    """The documented recipe's maps, computed by camlint verify (they become the artifacts)."""
+    from camlint.verify.run import verify
+
+    (HERE / "maps").mkdir(exist_ok=True)
+    spec = HERE / "testbed.yaml"
+    text = spec.read_text()
+    spec.write_text(text.split("artifacts:")[0] + "tolerance: {max_abs: 1.0e-4, pearson: 0.9999}\n")
+    try:
+        report = verify(spec, device="cpu", maps_out=HERE / "maps")
+    finally:
+        spec.write_text(text)
+    for png in (HERE / "maps").glob("*.png"):
+        png.unlink()
+    hits = sum(r.localization["pointing"] for r in report.results)
+    print(f"documented recipe: pointing game {hits}/{len(report.results)}")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--steps", type=int, default=1500)
+    ap.add_argument("--check", action="store_true", help="train and report accuracy only")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    model = train(args.steps)
+    print(f"test accuracy {accuracy(model):.3f}; trained in {time.perf_counter() - t0:.0f} s")
+    if not args.check:
+        write_outputs(model)
+        write_maps()

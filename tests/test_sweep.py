@@ -1,0 +1,82 @@
+"""`camlint sweep`: enumeration of open keys, one pass for all maps, agreement, outputs."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+timm = pytest.importorskip("timm")
+
+from camlint.verify import sweep as sw  # noqa: E402
+from camlint.verify.engine import run_procedure  # noqa: E402
+from camlint.verify.images import load_input, preprocessing_config  # noqa: E402
+from camlint.verify.spec import exec_spec  # noqa: E402
+from conftest import FIXTURES, run_cli  # noqa: E402
+
+SPEC = FIXTURES / "verify" / "sweep-open.yaml"
+
+
+@pytest.fixture(scope="module")
+def result():
+    return sw.sweep(SPEC, cap=64)
+
+
+def test_open_keys_and_enumeration(result):
+    assert result.open_keys == ["location", "target", "tokens", "heads"]
+    labels = [v.label for v in result.variants]
+    assert len(labels) == len(set(labels)) == 24
+    assert any(lab.startswith("F2") and "heads" in lab for lab in labels)
+    assert not any(lab.startswith("F1") and "heads" in lab for lab in labels)
+
+
+def test_sweep_maps_equal_single_variant_verify_maps(result):
+    """Every map from the shared capture equals the map of that procedure run on its own."""
+    data = {**sw.yaml.safe_load(SPEC.read_text()), **result.variants[0].choices}
+    spec = exec_spec(data, SPEC.parent)
+    torch.manual_seed(0)
+    model = timm.create_model("vit_tiny_patch16_224", pretrained=False).eval()
+    pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
+    x, _ = load_input(spec.inputs[0], pre)
+    for i, v in enumerate(result.variants):
+        _, final, _ = run_procedure(model, x[None], v.procedure)
+        assert np.abs(final.numpy() - result.maps[result.inputs[0]][i]).max() <= 1e-6, v.label
+
+
+def test_agreement_matrix_and_clusters(result):
+    S = result.spearman
+    live = [i for i in range(len(result.variants)) if i not in result.degenerate]
+    assert np.allclose(np.diag(S[np.ix_(live, live)]), 1.0)
+    assert np.allclose(S[np.ix_(live, live)], S[np.ix_(live, live)].T)
+    assert sorted(i for c in result.clusters for i in c) == live
+    # the last block's F3b-F6 with [CLS] dropped carry zero patch gradients: constant maps
+    zero = {result.variants[i].label for i in result.degenerate}
+    assert "F6 logit drop-cls" in zero and "F1 logit drop-cls" not in zero
+    assert "procedures" in result.verdict and "median Spearman" in result.verdict
+
+
+def test_space_file_and_cap(tmp_path):
+    space = tmp_path / "space.yaml"
+    space.write_text("location: [F1, F6]\ntarget: [{kind: logit, class: predicted}]\n"
+                     "tokens: [{drop: [cls]}, {drop: [cls], gradients_from: cls}]\n")
+    r = sw.sweep(SPEC, sw.load_space(space), cap=3)
+    assert len(r.variants) == 3 and r.capped_from == 4
+
+
+def test_cli_writes_grid_matrix_and_verdict(tmp_path):
+    out = tmp_path / "out"
+    proc = run_cli("sweep", SPEC, "--out", out, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["procedures"] == 24 and data["verdict"]
+    assert (out / "grid.png").stat().st_size > 1000
+    agreement = json.loads((out / "agreement.json").read_text())
+    assert len(agreement["spearman"]) == 24 == len(agreement["labels"])
+
+
+def test_sweep_needs_inputs(tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC.read_text().split("inputs:")[0])
+    proc = run_cli("sweep", spec)
+    assert proc.returncode == 2 and "needs at least one input" in proc.stderr
