@@ -113,7 +113,7 @@ PRESETS: tuple[Preset, ...] = (
             "weighting": "elementwise", "heads": {"aggregate": "mean", "order": "before_relu"},
             "relu": "after_combination",
             "reshape": {"grid": "auto", "order": "row_major"},
-            "postprocess": {"normalize": "max", "upsample": "bilinear", "size": "input"}},
+            "postprocess": {"normalize": "max", "eps": 0.0, "upsample": "bilinear", "size": "input"}},
            (r"\bvit-explain\b",), {"discard_ratio": 0.9}),
     Preset("albef-itc-gradcam", "ALBEF-style attention x ReLU(gradient)",
            "J. Li et al., Align before fuse: Vision and language representation learning with momentum distillation, NeurIPS 2021.",

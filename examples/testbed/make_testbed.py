@@ -86,7 +86,7 @@ def build_model():
     return timm.create_model("vit_tiny_patch16_224", pretrained=False, **MODEL_KWARGS)
 
 
-def train(steps: int = 1500, batch_size: int = 64) -> torch.nn.Module:
+def train(steps: int = 2500, batch_size: int = 64) -> torch.nn.Module:
     torch.set_num_threads(2)
     torch.use_deterministic_algorithms(True)
     model = build_model().train()
@@ -176,7 +176,7 @@ def write_maps() -> None:
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--steps", type=int, default=1500)
+    ap.add_argument("--steps", type=int, default=2500)
     ap.add_argument("--check", action="store_true", help="train and report accuracy only")
     args = ap.parse_args()
     t0 = time.perf_counter()
