@@ -59,6 +59,23 @@ def _private_cache(tmp_path_factory):
     yield
 
 
+@pytest.fixture(scope="session")
+def vit():
+    """A seeded random ViT-Tiny (timm, pretrained=False): the engine tests' model."""
+    torch = pytest.importorskip("torch")
+    timm = pytest.importorskip("timm")
+    torch.manual_seed(0)
+    return timm.create_model("vit_tiny_patch16_224", pretrained=False).eval()
+
+
+@pytest.fixture(scope="session")
+def x():
+    """One seeded random input for `vit`."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(1)
+    return torch.randn(1, 3, 224, 224)
+
+
 @pytest.fixture
 def shared_dir() -> Path:
     if not (SHARED / "corpus" / "dev" / "labels.yaml").exists():

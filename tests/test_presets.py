@@ -18,18 +18,6 @@ from test_verify_parity import _attention_and_grads, _minmax, _up, proc_of  # no
 TOL = 1e-5
 
 
-@pytest.fixture(scope="module")
-def vit():
-    torch.manual_seed(0)
-    return timm.create_model("vit_tiny_patch16_224", pretrained=False).eval()
-
-
-@pytest.fixture(scope="module")
-def x():
-    torch.manual_seed(1)
-    return torch.randn(1, 3, 224, 224)
-
-
 def test_at_least_twelve_hook_based_presets_with_citations():
     assert len(PRESETS) >= 12
     for p in PRESETS:

@@ -31,18 +31,6 @@ def proc(**over):
     return p
 
 
-@pytest.fixture(scope="module")
-def vit():
-    torch.manual_seed(0)
-    return timm.create_model("vit_tiny_patch16_224", pretrained=False).eval()
-
-
-@pytest.fixture(scope="module")
-def x():
-    torch.manual_seed(1)
-    return torch.randn(1, 3, 224, 224)
-
-
 def _copy_fixture(tmp_path: Path) -> Path:
     target = tmp_path / "verify"
     shutil.copytree(FIXTURES / "verify", target)
@@ -149,6 +137,11 @@ def test_prefix_tokens_come_from_the_model():
     assert ps.geo.prefix["registers"] == [1, 2, 3, 4]
 
 
+def test_stated_grid_must_match_the_model(vit, x):
+    with pytest.raises(SpecError, match="tokens form a 14 x 14 grid"):
+        run_procedure(vit, x, proc(reshape={"grid": [16, 16]}))
+
+
 def test_cls_gradient_weights(vit, x):
     raw, _, _ = run_procedure(vit, x, proc(weighting="cls_gradient"))
     assert torch.isfinite(raw).all() and raw.abs().max() > 0
@@ -166,7 +159,7 @@ def test_swin_stage_maps_and_window_attention():
     assert raw.shape == (7, 7)
     with pytest.raises(SpecError, match="per window"):
         run_procedure(swin, xin, proc(location="F2", heads={"aggregate": "mean"}, weighting="elementwise",
-                                      layer={"stage": 1, "block": 0}, tokens="n/a"))
+                                      layer={"stage": 1, "block": 0}, tokens="n/a", reshape={"grid": [56, 56]}))
 
 
 def test_safetensors_weights_with_hash_and_tensor_inputs(tmp_path, vit):

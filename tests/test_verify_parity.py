@@ -22,18 +22,6 @@ from camlint.verify.spec import expand_preset, procedure_from  # noqa: E402
 TOL = 1e-5
 
 
-@pytest.fixture(scope="module")
-def vit():
-    torch.manual_seed(0)
-    return timm.create_model("vit_tiny_patch16_224", pretrained=False).eval()
-
-
-@pytest.fixture(scope="module")
-def image():
-    torch.manual_seed(1)
-    return torch.randn(1, 3, 224, 224)
-
-
 def proc_of(preset: str, **override):
     errors = []
     data = expand_preset({"method": {"name": BY_NAME[preset].fixes["method"], "preset": preset}, **override})
@@ -54,11 +42,11 @@ def _reshape(t, h=14, w=14):
     ("pytorch-grad-cam-vit-gradcampp", "GradCAMPlusPlus"),
     ("pytorch-grad-cam-vit-elementwise", "GradCAMElementWise"),
 ])
-def test_pytorch_grad_cam_parity(vit, image, preset, cam_class):
-    raw, final, ps = run_procedure(vit, image, proc_of(preset))
+def test_pytorch_grad_cam_parity(vit, x, preset, cam_class):
+    raw, final, ps = run_procedure(vit, x, proc_of(preset))
     cls = getattr(pgc, cam_class)
     with cls(model=vit, target_layers=[vit.blocks[-1].norm1], reshape_transform=_reshape) as cam:
-        ref = cam(input_tensor=image, targets=[ClassifierOutputTarget(int(ps.logits.argmax()))])[0]
+        ref = cam(input_tensor=x, targets=[ClassifierOutputTarget(int(ps.logits.argmax()))])[0]
     assert np.abs(final.numpy() - ref).max() <= TOL
 
 
@@ -107,10 +95,10 @@ def _up(m, size=224):
 
 
 @pytest.mark.parametrize("block", [-1, -2, 5])
-def test_attention_gradcam_matches_chefer_formula(vit, image, block):
-    _, final, ps = run_procedure(vit, image, proc_of("chefer2021-attn-gradcam", layer={"block": block}))
+def test_attention_gradcam_matches_chefer_formula(vit, x, block):
+    _, final, ps = run_procedure(vit, x, proc_of("chefer2021-attn-gradcam", layer={"block": block}))
     cls = int(ps.logits.argmax())
-    attns = _attention_and_grads(vit, image, cls)
+    attns = _attention_and_grads(vit, x, cls)
     A = attns[block][0, :, 0, 1:].detach().reshape(-1, 14, 14)
     G = attns[block].grad[0, :, 0, 1:].reshape(-1, 14, 14)
     w = G.mean(dim=(1, 2))
@@ -122,9 +110,9 @@ def test_attention_gradcam_matches_chefer_formula(vit, image, block):
     assert (final - ref).abs().max() <= TOL
 
 
-def test_attention_rollout_matches_abnar_formula(vit, image):
-    _, final, _ = run_procedure(vit, image, proc_of("abnar2020-rollout"))
-    attns = [P.detach() for P in _attention_and_grads(vit, image, 0)]
+def test_attention_rollout_matches_abnar_formula(vit, x):
+    _, final, _ = run_procedure(vit, x, proc_of("abnar2020-rollout"))
+    attns = [P.detach() for P in _attention_and_grads(vit, x, 0)]
     R = torch.eye(197)
     for P in attns:
         A = 0.5 * P[0].mean(dim=0) + 0.5 * torch.eye(197)
@@ -134,9 +122,9 @@ def test_attention_rollout_matches_abnar_formula(vit, image):
     assert (final - ref).abs().max() <= TOL
 
 
-def test_generic_attention_explainability_matches_chefer_gae(vit, image):
-    _, final, ps = run_procedure(vit, image, proc_of("chefer2021-gae"))
-    attns = _attention_and_grads(vit, image, int(ps.logits.argmax()))
+def test_generic_attention_explainability_matches_chefer_gae(vit, x):
+    _, final, ps = run_procedure(vit, x, proc_of("chefer2021-gae"))
+    attns = _attention_and_grads(vit, x, int(ps.logits.argmax()))
     R = torch.eye(197)
     for P in attns:
         cam = torch.clamp(P.grad[0] * P[0].detach(), min=0).mean(dim=0)

@@ -292,6 +292,9 @@ tolerance = prop("Tolerance", "When a recomputed map counts as reproduced (defau
                           {"type": "number", "minimum": 0, "maximum": 1}),
         "fingerprint_step": prop("Fingerprint step", "Quantisation step of the map fingerprint.",
                                  {"type": "number", "exclusiveMinimum": 0}, [1e-3]),
+        "pointing_px": prop("Pointing tolerance", "Pixels by which an input's box is grown in the "
+                            "pointing game (Zhang et al. allow 15 px at 224 px; one patch is the "
+                            "finest a patch-level map can point).", {"type": "number", "minimum": 0}, [8]),
     }, "additionalProperties": False})
 
 SCHEMA = {

@@ -391,22 +391,29 @@ def expand_macro_body(body: str, macros: dict[str, str]) -> str:
     return " ".join(u.text for u in units).strip()
 
 
-def _balanced(text: str, start: int) -> int:
-    """Index just after the group opened at text[start-1] == '{' (or len(text) if unclosed)."""
-    depth, i, n = 1, start, len(text)
+def unescaped(text: str, start: int = 0, stop: int | None = None):
+    """(index, character) of every character not escaped by a backslash (\\{ is no brace)."""
+    i, n = start, len(text) if stop is None else stop
     while i < n:
         c = text[i]
         if c == "\\":
             i += 2
             continue
+        yield i, c
+        i += 1
+
+
+def _balanced(text: str, start: int) -> int:
+    """Index just after the group opened at text[start-1] == '{' (or len(text) if unclosed)."""
+    depth = 1
+    for i, c in unescaped(text, start):
         if c == "{":
             depth += 1
         elif c == "}":
             depth -= 1
             if depth == 0:
                 return i + 1
-        i += 1
-    return n
+    return len(text)
 
 
 def collect_macros(project: Project) -> dict[str, str]:
@@ -466,13 +473,8 @@ def structural_problems(f: SourceFile) -> list[Problem]:
     for e, p in stack:
         line, col = f.line_col(p)
         problems.append(Problem("CAM004", f"environment {e} opened here is never closed", f.display, line, col))
-    depth, first_open = 0, []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
+    first_open = []
+    for i, c in unescaped(text):
         if c == "{":
             first_open.append(i)
         elif c == "}":
@@ -482,7 +484,6 @@ def structural_problems(f: SourceFile) -> list[Problem]:
                 line, col = f.line_col(i)
                 problems.append(Problem("CAM004", "closing brace } without an opening brace",
                                         f.display, line, col))
-        i += 1
     if first_open:
         line, col = f.line_col(first_open[0])
         problems.append(Problem("CAM004", f"{len(first_open)} brace(s) opened here and never closed",
@@ -656,20 +657,14 @@ def _split_long(f: SourceFile, start: int, stop: int) -> list[tuple[SourceFile, 
         return [(f, start, stop)]
     out, text, pos = [], f.masked, start
     while stop - pos > MAX_CHUNK:
-        cut, depth, i = -1, 0, pos
-        limit = pos + MAX_CHUNK
-        while i < limit:
-            c = text[i]
-            if c == "\\":
-                i += 2
-                continue
+        cut, depth, limit = -1, 0, pos + MAX_CHUNK
+        for i, c in unescaped(text, pos, limit):
             if c == "{":
                 depth += 1
             elif c == "}":
                 depth = max(0, depth - 1)
             elif c in " \n" and depth == 0 and i - pos > MAX_CHUNK // 2:
                 cut = i
-            i += 1
         cut = cut if cut > pos else limit
         out.append((f, pos, cut))
         pos = cut

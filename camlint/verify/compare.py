@@ -105,14 +105,16 @@ def degenerate(m: np.ndarray) -> str | None:
     return None
 
 
-def localization(m: np.ndarray, box) -> dict:
-    """Pointing game (maximum inside the box) and the share of the map's energy inside it."""
+def localization(m: np.ndarray, box, tolerance_px: float = 0) -> dict:
+    """Pointing game (the maximum inside the box grown by `tolerance_px`, as in Zhang et al.'s
+    pointing game) and the share of the map's positive energy inside the box itself."""
     x0, y0, x1, y1 = (int(round(v)) for v in box)
     h, w = m.shape
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
     iy, ix = np.unravel_index(int(np.argmax(m)), m.shape)
+    t = tolerance_px
     pos = np.clip(m, 0, None)
     total = pos.sum()
     inside = pos[y0:y1, x0:x1].sum()
-    return {"pointing": bool(x0 <= ix < x1 and y0 <= iy < y1),
+    return {"pointing": bool(x0 - t <= ix < x1 + t and y0 - t <= iy < y1 + t),
             "energy_in_box": float(inside / total) if total > 0 else 0.0}

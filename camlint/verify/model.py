@@ -1,7 +1,6 @@
 """Build the timm model a spec names, with its weights loaded safely (no pickled code)."""
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -10,12 +9,7 @@ import torch
 from camlint.verify.spec import ModelSpec, SpecError
 
 
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+from camlint.rules.artifacts import file_sha256 as sha256_of  # noqa: E402  (one hashing helper)
 
 
 def load_state_dict(path: Path) -> dict:

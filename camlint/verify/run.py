@@ -167,7 +167,7 @@ def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, 
                 res.findings.append({"kind": "degenerate", "severity": "error",
                                      "message": why + _likely_cause(spec, model)})
             if item.box is not None:
-                res.localization = compare.localization(final_np, item.box)
+                res.localization = compare.localization(final_np, item.box, spec.pointing_px)
             art = artifacts.get(item.name)
             if art is not None:
                 _compare(res, art, spec)

@@ -118,6 +118,7 @@ class ExecSpec:
     tolerance: dict
     fingerprint_step: float
     base_dir: Path
+    pointing_px: float = 0.0
 
 
 def _canon(slot: str, value, errors: list[str], what: str):
@@ -268,7 +269,8 @@ def exec_spec(data: dict, base_dir: Path) -> ExecSpec:
         artifacts.append(ArtifactSpec(item["input"], path, item.get("sha256"), item.get("stage", "final")))
     tol = dict(data.get("tolerance") or {})
     step = float(tol.pop("fingerprint_step", 1e-3))
+    pointing_px = float(tol.pop("pointing_px", 0))
     if errors:
         raise SpecError(errors)
     return ExecSpec(model, proc, dict(data.get("runtime") or {}), inputs, artifacts,
-                    {**DEFAULT_TOLERANCE, **tol}, step, base_dir)
+                    {**DEFAULT_TOLERANCE, **tol}, step, base_dir, pointing_px)

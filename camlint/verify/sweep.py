@@ -94,9 +94,10 @@ def open_keys(data: dict) -> list[str]:
             continue
         if statuses.get(key) in (MISSING, PARTIAL):
             out.append(key)
-    if "location" in out or judge.location_point(data.get("location")) in vocab.ATTENTION_LOCATIONS:
-        if statuses.get("heads") in (MISSING, PARTIAL) or data.get("heads") is None:
-            out.append("heads")
+    # heads: n/a only holds for a non-attention location, so an open location opens heads too
+    if "location" in out or (judge.location_point(data.get("location")) in vocab.ATTENTION_LOCATIONS
+                             and statuses.get("heads") in (MISSING, PARTIAL)):
+        out.append("heads")
     return out
 
 
@@ -240,7 +241,7 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
         per_input_S.append(S)
         per_input_I.append(I)
         if item.box is not None:
-            hits.append([compare.localization(m, item.box) for m in finals])
+            hits.append([compare.localization(m, item.box, spec.pointing_px) for m in finals])
     result.spearman = np.mean(per_input_S, axis=0)
     result.iou = np.mean(per_input_I, axis=0)
     first = result.maps[result.inputs[0]]
