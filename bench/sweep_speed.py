@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import replace
 
 import torch
 
 
 def procedures():
-    from camlint.verify.spec import procedure_from
     from camlint.verify.sweep import DEFAULT_SPACE, enumerate_variants
 
     base = {"method": "gradcam", "layer": {"block": -2}, "reshape": {"grid": "auto"},

@@ -49,9 +49,3 @@ def check_file(path: Path, *, spec: Path | None = None, config=None) -> Document
         raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
     return report_of(analysis, config)
 
-
-def discover(folder: Path) -> list[Path]:
-    """Main .tex files (those with \\documentclass) and camspec files under a folder."""
-    from camlint.discover import documents_in
-
-    return documents_in(folder)

@@ -68,7 +68,7 @@ def _emit(text: str, output: str | None) -> None:
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: when a terminal).")
 def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend_select, color):
     """Check manuscripts (.tex) and camspec supplements (.yaml/.yml/.json)."""
-    from camlint.config import CliOverrides, load_config
+    from camlint.config import CliOverrides
     from camlint.runner import run_check
 
     overrides = CliOverrides(select=select, ignore=ignore, extend_select=extend_select,

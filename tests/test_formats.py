@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, SHARED, run_cli
+from conftest import FIXTURES, SHARED, run_cli
 
 A02_LIKE = FIXTURES / "manuscripts" / "m01_generic_sections" / "main.tex"
 MANUSCRIPTS = FIXTURES / "manuscripts"

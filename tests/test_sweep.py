@@ -33,7 +33,9 @@ def test_open_keys_and_enumeration(result):
 
 def test_sweep_maps_equal_single_variant_verify_maps(result):
     """Every map from the shared capture equals the map of that procedure run on its own."""
-    data = {**sw.yaml.safe_load(SPEC.read_text()), **result.variants[0].choices}
+    import yaml
+
+    data = {**yaml.safe_load(SPEC.read_text()), **result.variants[0].choices}
     spec = exec_spec(data, SPEC.parent)
     torch.manual_seed(0)
     model = timm.create_model("vit_tiny_patch16_224", pretrained=False).eval()

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from camlint.latex.project import Project
 from camlint.latex.source import decode
@@ -69,6 +68,3 @@ def bibliography(project: Project) -> dict[str, str]:
             refs[m.group(1).strip()] = _clean(f.masked[m.end(): end.start() if end else stop])[:400]
     return refs
 
-
-def bib_path_display(path: Path) -> str:
-    return str(path)

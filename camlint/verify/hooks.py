@@ -8,8 +8,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-import torch
-
 from camlint.verify.spec import SpecError
 
 # point -> (submodule path inside a block, which tensor: its output or its first input)

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-import torch
-import yaml
 
 from camlint import judge, vocab
 from camlint.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
@@ -270,10 +268,10 @@ def verdict(r: SweepResult) -> str:
     pairs = r.spearman[iu]
     pairs = pairs[~np.isnan(pairs)]
     median = float(np.median(pairs)) if len(pairs) else 1.0
-    text = (f"this description admits {n + (r.capped_from - n if r.capped_from else 0)} procedures"
+    text = (f"this description admits {r.capped_from or n} procedures"
             + (f" ({n} sampled)" if r.capped_from else "")
             + f"; their maps agree at median Spearman {median:.2f}; {len(r.clusters)} cluster"
-            + ("s" if len(r.clusters) != 1 else "") + f" of agreeing maps")
+            + ("s" if len(r.clusters) != 1 else "") + " of agreeing maps")
     if r.degenerate:
         text += f"; {len(r.degenerate)} give a constant (all-zero) map"
     if r.localization:

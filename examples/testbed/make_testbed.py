@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import math
 import time
 from pathlib import Path
 
