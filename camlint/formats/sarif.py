@@ -30,6 +30,17 @@ def fingerprint(f, occurrence: int) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
+def fingerprinted(reports):
+    """(report, finding, fingerprint); findings alike in rule, item, section and file are told
+    apart by their order of occurrence, not by their line."""
+    seen: dict = {}
+    for rep in reports:
+        for f in rep.findings:
+            base = (f.code, f.item, f.section, f.file)
+            seen[base] = seen.get(base, -1) + 1
+            yield rep, f, fingerprint(f, seen[base])
+
+
 def _rule_descriptor(rule) -> dict:
     return {
         "id": rule.code,
@@ -45,23 +56,20 @@ def _rule_descriptor(rule) -> dict:
 
 def payload(reports, errors=()) -> dict:
     index = {r.code: i for i, r in enumerate(RULES)}
-    results, seen = [], {}
-    for rep in reports:
-        for f in rep.findings:
-            base = (f.code, f.item, f.section, f.file)
-            seen[base] = seen.get(base, -1) + 1
-            results.append({
-                "ruleId": f.code,
-                "ruleIndex": index[f.code],
-                "level": LEVEL[f.severity],
-                "message": {"text": f"{f.message}. Hint: {f.hint}"},
-                "locations": [{"physicalLocation": {
-                    "artifactLocation": _uri(f.file),
-                    "region": {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)},
-                }}],
-                "partialFingerprints": {"camlintFindingHash/v1": fingerprint(f, seen[base])},
-                "properties": {"checklistItem": f.item, "document": rep.path, "section": f.section},
-            })
+    results = []
+    for rep, f, print_ in fingerprinted(reports):
+        results.append({
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": LEVEL[f.severity],
+            "message": {"text": f"{f.message}. Hint: {f.hint}"},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": _uri(f.file),
+                "region": {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)},
+            }}],
+            "partialFingerprints": {"camlintFindingHash/v1": print_},
+            "properties": {"checklistItem": f.item, "document": rep.path, "section": f.section},
+        })
     notifications = [{"level": "error", "message": {"text": e.message},
                       "locations": [{"physicalLocation": {"artifactLocation": _uri(e.file),
                                                           **({"region": {"startLine": e.line, "startColumn": max(e.col, 1)}}
