@@ -8,7 +8,8 @@ from camlint.display import short_value
 from camlint.keys import DESCRIPTIONS, KEYS
 
 
-def _where(e, doc_path: str) -> str:
+def where_stated(e, doc_path: str) -> str:
+    """Evidence location relative to the document's folder (sections/method.tex:19)."""
     base = os.path.dirname(doc_path)
     rel = os.path.relpath(e.file, base) if base else e.file
     return f"{rel if not rel.startswith('..') else e.file}:{e.line}"
@@ -19,7 +20,7 @@ def checklist_rows(rep) -> list[dict]:
     for key in KEYS:
         entry = rep.checklist[key]
         rows.append({"key": key, "status": entry.status, "value": short_value(entry.value, 80),
-                     "where": ", ".join(_where(e, rep.path) for e in entry.evidence[:3]),
+                     "where": ", ".join(where_stated(e, rep.path) for e in entry.evidence[:3]),
                      "description": DESCRIPTIONS[key]})
     return rows
 

@@ -71,18 +71,16 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
     from camlint.config import CliOverrides
     from camlint.runner import run_check
 
+    from camlint.errors import InputError
+
     overrides = CliOverrides(select=select, ignore=ignore, extend_select=extend_select,
                              fail_on=fail_on, format=fmt)
     try:
         result = run_check(list(paths), spec=spec, overrides=overrides, config_file=config_file,
                            progress=sys.stderr.isatty())
-    except Exception as exc:  # a config file that cannot be read is a usage error
-        from camlint.errors import InputError
-
-        if isinstance(exc, InputError):
-            click.echo(f"camlint: {exc}", err=True)
-            sys.exit(EXIT_INPUT)
-        raise
+    except InputError as exc:   # e.g. a configuration file that cannot be read: a usage error
+        click.echo(f"camlint: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
     from camlint.formats import render
 
     fmt = result.format

@@ -8,7 +8,7 @@ from camlint.analysis import Analysis, SpecSource
 from camlint.architectures import architecture_of
 from camlint.findings import Evidence
 from camlint.keys import KEYS
-from camlint.yamlsafe import LoadedYAML, load_file
+from camlint.yamlsafe import LoadedYAML, loads, read_text
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -37,8 +37,9 @@ def spec_evidence(src: SpecSource, lines: list[str]) -> dict[str, list[Evidence]
 
 def analyze_spec(path: Path, display: str) -> Analysis:
     """Validate a supplement and judge every key. Raises YAMLInputError for unreadable input."""
-    loaded = load_file(path)
-    text_lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    text = read_text(path)
+    loaded = loads(text)
+    text_lines = text.splitlines()
     src = source_from(loaded, display, base_dir=path.resolve().parent)
     a = Analysis(path=display, kind="spec", anchor=(display, 1, 1))
     a.specs.append(src)

@@ -109,12 +109,9 @@ def summary_table(reports) -> Table:
 
 
 def _where(e, doc_path: str) -> str:
-    """Evidence location, relative to the document's folder (sections/method.tex:19)."""
-    if e.file == doc_path:
-        return f"line {e.line}"
-    base = os.path.dirname(doc_path)
-    rel = os.path.relpath(e.file, base) if base else e.file
-    return f"{rel if not rel.startswith('..') else e.file}:{e.line}"
+    from camlint.checklist import where_stated
+
+    return f"line {e.line}" if e.file == doc_path else where_stated(e, doc_path)
 
 
 def checklist_table(rep) -> Table:

@@ -199,8 +199,10 @@ def write_figures() -> None:
     result = sw.sweep(write_open_spec(), device="cpu")
     labels = [v.label for v in result.variants]
     documented = labels.index("F1 logit drop-cls")
-    boxes = {line.split("images/")[1].split(".png")[0]: [int(v) for v in line.split("box: [")[1].split("]")[0].split(",")]
-             for line in (HERE / "testbed.yaml").read_text().splitlines() if "box:" in line}
+    import yaml
+
+    boxes = {Path(item["image"]).stem: item["box"]
+             for item in yaml.safe_load((HERE / "testbed.yaml").read_text())["inputs"]}
     # the figure shows the input where the documented recipe puts most energy in the box (the
     # verdict above is over all inputs), beside the most different variant that misses
     name = max(result.inputs, key=lambda n: localization(result.maps[n][documented], boxes[n])["energy_in_box"])
