@@ -4,7 +4,7 @@ from __future__ import annotations
 import bisect
 
 from camlint.analysis import Analysis
-from camlint.findings import ChecklistEntry, DocumentReport, Finding
+from camlint.findings import ChecklistEntry, DocumentReport, Finding, cap_per_rule_and_file
 from camlint.keys import KEYS, NOT_APPLICABLE
 from camlint.rules import RULES
 
@@ -49,6 +49,6 @@ def report_of(analysis: Analysis, config=None) -> DocumentReport:
     if config is not None:
         findings, suppressed = config.apply_suppressions(analysis, findings)
         rep.suppressed = suppressed
-    rep.findings = findings
+    rep.findings = cap_per_rule_and_file(findings)
     rep.spec = analysis.specs[0].data if analysis.specs else None
     return rep

@@ -1,7 +1,7 @@
 """The result types every front end produces and every output format reads."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from camlint.keys import KEYS, MISSING
 
@@ -82,3 +82,30 @@ class DocumentReport:
         for f in self.findings:
             out[f.severity] += 1
         return out
+
+
+MAX_PER_RULE_AND_FILE = 50
+
+
+def cap_per_rule_and_file(findings, limit: int = MAX_PER_RULE_AND_FILE) -> list[Finding]:
+    """At most `limit` findings of one rule in one file: past `limit - 1`, the rest become one
+    finding, in the place of the first of them, saying how many there are (a file of 300k stray
+    braces gives a short report, not 300k lines). One pass; memory bounded by what is kept."""
+    out: list[Finding] = []
+    seen: dict[tuple[str, str], int] = {}
+    overflow: dict[tuple[str, str], list] = {}     # key -> [index in out, count]
+    for f in findings:
+        key = (f.code, f.file)
+        n = seen[key] = seen.get(key, 0) + 1
+        if n == limit:
+            overflow[key] = [len(out), 1]
+        elif n > limit:
+            overflow[key][1] += 1
+            continue
+        out.append(f)
+    for (code, file), (i, more) in overflow.items():
+        if more > 1:
+            out[i] = replace(out[i], message=f"{more} more {code} findings in {file} from here, not listed "
+                                             f"(camlint lists at most {limit} per rule and file); the first: "
+                                             f"{out[i].message}")
+    return out

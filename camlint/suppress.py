@@ -9,9 +9,12 @@ from dataclasses import dataclass, replace
 from camlint.config import matches
 from camlint.findings import Finding
 
-DIRECTIVE = re.compile(r"camlint:\s*(disable-next-line|disable|enable)\s*=\s*([A-Za-z0-9_,\- ]+?)"
-                       r"\s*(?:--\s*(.*))?$")
-UNUSED_CODE, UNKNOWN_CODE = "CAM006", "CAM007"
+# Parsed in two linear steps (the head, then a split at "--"): one regex over the whole comment
+# backtracked quadratically on a 30 KB line of spaces.
+_HEAD = re.compile(r"camlint:\s*(disable-next-line|disable|enable)\s*=")
+_SELECTORS = re.compile(r"[A-Za-z0-9_,\- ]+")
+UNUSED_CODE, UNKNOWN_CODE, BLANKET_CODE = "CAM006", "CAM007", "CAM009"
+BLANKET = ("ALL", "CAM")     # selectors that name every rule
 
 
 @dataclass
@@ -27,11 +30,16 @@ class Directive:
 
 def parse_comment(comment: str, file: str, line: int, col: int) -> Directive | None:
     """A directive from the text of one comment (without the leading %)."""
-    m = DIRECTIVE.search(comment.strip())
+    text = comment.strip()
+    m = _HEAD.search(text)
     if not m:
         return None
-    selectors = [s.strip() for s in m.group(2).split(",") if s.strip()]
-    return Directive(m.group(1), selectors, (m.group(3) or "").strip(), file, line, col)
+    codes, _, reason = text[m.end():].partition("--")
+    codes = codes.strip()
+    if not codes or not _SELECTORS.fullmatch(codes):
+        return None
+    selectors = [s.strip() for s in codes.split(",") if s.strip()]
+    return Directive(m.group(1), selectors, reason.strip(), file, line, col)
 
 
 def parse_ignore_entry(entry: str, file: str, line: int, col: int) -> Directive:
@@ -39,47 +47,107 @@ def parse_ignore_entry(entry: str, file: str, line: int, col: int) -> Directive:
     return Directive("ignore", [s.strip() for s in code.split(",") if s.strip()], reason.strip(), file, line, col)
 
 
-def _covers(d: Directive, f: Finding, analysis, rule) -> bool:
-    if not any(matches(rule, s) for s in d.selectors):
+def selects(selector: str, rule) -> bool:
+    """Whether a suppression's selector hides `rule`. ALL never hides an input finding (CAM0xx):
+    a file camlint could not read in full is never silenced wholesale."""
+    if selector.strip().upper() in BLANKET and rule.code.startswith("CAM0"):
         return False
-    if d.kind == "ignore":
-        return True
-    if d.kind == "disable-next-line":
-        return f.file == d.file and f.line == d.line + 1
-    if d.kind != "disable":
-        return False
-    start = analysis.order(d.file, d.line)
-    pos = analysis.order(f.file, f.line)
-    if pos < start:
-        return False
-    for e in analysis.suppressions:   # an enable between the disable and the finding ends it
-        if e.kind == "enable" and any(matches(rule, s) for s in e.selectors):
-            if start < analysis.order(e.file, e.line) <= pos:
-                return False
-    return True
+    return matches(rule, selector)
+
+
+def _order_of(analysis):
+    """analysis.order by bisection: a file's segments are disjoint and in line order."""
+    import bisect
+
+    per_file: dict[str, list[tuple[int, int, int]]] = {}
+    base = 0
+    for seg_file, first, last in analysis.segments:
+        if first <= last:
+            per_file.setdefault(seg_file, []).append((first, last, base))
+        base += last - first + 1
+    firsts = {f: [s[0] for s in segs] for f, segs in per_file.items()}
+
+    def order(file: str, line: int) -> int:
+        i = bisect.bisect_right(firsts.get(file, ()), line) - 1
+        if i >= 0:
+            first, last, seg_base = per_file[file][i]
+            if line <= last:
+                return seg_base + (line - first)
+        return base + line   # not in any segment: after everything read
+
+    return order
+
+
+def _hits(analysis, findings: list[Finding], directives: list[Directive]) -> list[int | None]:
+    """For each finding, the index of the first directive (in list order) that hides it, in one
+    sweep per rule over the reading order (not findings x directives x enables)."""
+    from camlint.rules import BY_CODE
+
+    order = _order_of(analysis)
+    enables = [e for e in analysis.suppressions if e.kind == "enable"]
+    out: list[int | None] = [None] * len(findings)
+    by_code: dict[str, list[int]] = {}
+    for i, f in enumerate(findings):
+        by_code.setdefault(f.code, []).append(i)
+    for code, indices in by_code.items():
+        rule = BY_CODE.get(code)
+        if rule is None:
+            continue
+        mine = [(k, d) for k, d in enumerate(directives) if any(selects(s, rule) for s in d.selectors)]
+        if not mine:
+            continue
+        ignore = min((k for k, d in mine if d.kind == "ignore"), default=None)
+        next_line: dict = {}
+        events = []
+        for k, d in mine:
+            if d.kind == "disable-next-line":
+                next_line.setdefault((d.file, d.line + 1), k)
+            elif d.kind == "disable":
+                events.append((order(d.file, d.line), 1, k))
+        events += [(order(e.file, e.line), 0, -1) for e in enables if any(matches(rule, s) for s in e.selectors)]
+        events += [(order(findings[i].file, findings[i].line), 2, i) for i in indices]
+        active = None
+        for _, kind, k in sorted(events):
+            if kind == 0:
+                active = None                      # an enable ends every region open before it
+            elif kind == 1:
+                active = k if active is None else min(active, k)
+            else:
+                f = findings[k]
+                found = [x for x in (ignore, active, next_line.get((f.file, f.line))) if x is not None]
+                out[k] = min(found) if found else None
+    return out
 
 
 def apply(analysis, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
-    from camlint.rules import BY_CODE, RULES
+    from camlint.findings import cap_per_rule_and_file
 
     kept, suppressed = [], []
     directives = [d for d in analysis.suppressions if d.kind != "enable"]
-    for f in findings:
-        rule = BY_CODE.get(f.code)
-        hit = next((d for d in directives if rule is not None and _covers(d, f, analysis, rule)), None)
-        if hit is None:
+    for f, k in zip(findings, _hits(analysis, findings, directives)):
+        if k is None:
             kept.append(f)
         else:
+            hit = directives[k]
             hit.used = True
             suppressed.append(replace(f, suppressed=hit.reason or "no reason given"))
-    meta = []
-    for d in analysis.suppressions:
-        unknown = [s for s in d.selectors if not any(matches(r, s) for r in RULES)]
+    return kept + cap_per_rule_and_file(_meta_findings(analysis.suppressions)), suppressed
+
+
+def _meta_findings(directives: list[Directive]):
+    """Suppressions that name unknown rules, hide nothing, or hide everything without a reason."""
+    from camlint.rules import RULES
+
+    known: dict[str, bool] = {}
+    for d in directives:
+        unknown = [s for s in d.selectors
+                   if not known.setdefault(s, any(matches(r, s) for r in RULES))]
         if unknown:
-            meta.append(_meta(UNKNOWN_CODE, f"suppression names unknown rule(s) {', '.join(unknown)}", d))
+            yield _meta(UNKNOWN_CODE, f"suppression names unknown rule(s) {', '.join(unknown)}", d)
         elif d.kind != "enable" and not d.used:
-            meta.append(_meta(UNUSED_CODE, f"suppression of {', '.join(d.selectors)} suppresses nothing", d))
-    return kept + meta, suppressed
+            yield _meta(UNUSED_CODE, f"suppression of {', '.join(d.selectors)} suppresses nothing", d)
+        if d.kind != "enable" and not d.reason and any(s.strip().upper() in BLANKET for s in d.selectors):
+            yield _meta(BLANKET_CODE, f"suppression of {', '.join(d.selectors)} gives no reason", d)
 
 
 def _meta(code: str, message: str, d: Directive) -> Finding:

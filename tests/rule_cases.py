@@ -20,11 +20,17 @@ def write_case(tmp: Path, fmt: str, text: str) -> Path:
         for name, body in zip(parts[1::2], parts[2::2]):
             p = tmp / name
             p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(body.replace("<NUL>", "\x00"), encoding="utf-8")
+            p.write_bytes(_encoded(body.replace("<NUL>", "\x00")))
         return tmp / parts[1]
     path = tmp / "main.tex"
     path.write_text(TEMPLATE.format(example=text), encoding="utf-8")
     return path
+
+
+def _encoded(body: str) -> bytes:
+    """UTF-8, except <LATIN1>...</LATIN1> spans, written in latin-1 (a damaged file)."""
+    parts = re.split(r"<LATIN1>(.*?)</LATIN1>", body, flags=re.S)
+    return b"".join(p.encode("latin-1" if i % 2 else "utf-8") for i, p in enumerate(parts))
 
 
 def findings_of(tmp: Path, fmt: str, text: str, code: str) -> list[dict]:

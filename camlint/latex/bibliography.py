@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from camlint.latex.project import Project
+from camlint.safeio import read_regular
 from camlint.latex.source import decode
 
 MAX_BIB_BYTES = 4 * 1024 * 1024
@@ -56,9 +57,8 @@ def bibliography(project: Project) -> dict[str, str]:
     refs: dict[str, str] = {}
     for path in project.bib_files:
         try:
-            if path.stat().st_size <= MAX_BIB_BYTES:
-                refs.update(parse_bib(decode(path.read_bytes())))
-        except OSError:
+            refs.update(parse_bib(decode(read_regular(path, MAX_BIB_BYTES, "bibliography"))))
+        except (OSError, ValueError):
             continue
     for f in project.files:
         items = list(_BIBITEM.finditer(f.masked))

@@ -8,6 +8,7 @@ symlinks) is refused unread; a missing file and an include cycle are findings.
 """
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from camlint.latex.source import VERBATIM_ENVS, SourceFile, read_source, verbatim_envs_defined
 from camlint.problems import Problem
+from camlint.safeio import inside as _inside
 
 MAX_FILES = 500
 MAX_PROJECT_BYTES = 64 * 1024 * 1024
@@ -45,14 +47,6 @@ class Project:
         return next((f for f in self.files if f.display == display), None)
 
 
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root)
-        return True
-    except ValueError:
-        return False
-
-
 def _display(path: Path, root: Path, main_display: str) -> str:
     """Display path of a project file: next to the main file's display path."""
     rel = path.relative_to(root)
@@ -67,13 +61,20 @@ def _candidates(base: Path, name: str) -> list[Path]:
 
 
 def load_project(main: Path, main_display: str) -> Project:
-    """Read the main file and every file it includes. Raises OSError/ValueError for the main file."""
-    root = main.resolve().parent
+    """Read the main file and every file it includes. Raises OSError/ValueError for the main file.
+
+    The project root is the folder the user named (the main file's folder, as named): a main
+    file that is a link does not move it, and a link to a file outside it is not read."""
+    root = main.absolute().parent.resolve()
+    main_resolved = main.resolve()
+    if not _inside(main_resolved, root):
+        raise ValueError(f"{main.name} is a link to a file outside its folder; not read")
     verbatim = set(VERBATIM_ENVS)
-    main_src = read_source(main, main_display, verbatim)
+    main_src = read_source(main_resolved, main_display, verbatim)
     verbatim |= verbatim_envs_defined(main_src.text)
     project = Project(root, main_src)
-    seen: dict[Path, SourceFile] = {main.resolve(): main_src}
+    project.problems.extend(main_src.problems)
+    seen: dict[Path, SourceFile] = {main_resolved: main_src}
     total = [len(main_src.text)]
 
     def visit(src: SourceFile, base: Path, stack: list[Path]) -> None:
@@ -92,7 +93,7 @@ def load_project(main: Path, main_display: str) -> Project:
             if cmd in ("import", "inputfrom"):
                 child_base = root / (m.group("a") or "")
             elif cmd in ("subimport", "subinputfrom"):
-                child_base = src.path.resolve().parent / (m.group("a") or "")
+                child_base = src.path.parent / (m.group("a") or "")
             else:
                 child_base = None
             search_base = child_base if child_base is not None else base
@@ -117,6 +118,7 @@ def load_project(main: Path, main_display: str) -> Project:
                 project.problems.append(Problem("CAM005", f"cannot read {name}: {exc}", src.display, line, col))
                 continue
             total[0] += len(child.text)
+            project.problems.extend(child.problems)
             seen[target] = child
             project.segments.append((src.display, last, line))
             last = line + 1
@@ -129,12 +131,14 @@ def load_project(main: Path, main_display: str) -> Project:
                     if _inside(res, root) and res.is_file() and res not in project.bib_files:
                         project.bib_files.append(res)
 
-    visit(main_src, root, [main.resolve()])
+    visit(main_src, root, [main_resolved])
     return project
 
 
 def _in_raw_block(src: SourceFile, offset: int) -> bool:
-    return any(b.begin <= offset < b.end for b in src.raw_blocks)
+    """Whether offset lies in a verbatim-like block (blocks are disjoint and in file order)."""
+    i = bisect.bisect_right(src.raw_begins, offset) - 1
+    return i >= 0 and offset < src.raw_blocks[i].end
 
 
 def _resolve(project: Project, src: SourceFile, base: Path, name: str, line: int, col: int) -> Path | None:
@@ -149,7 +153,7 @@ def _resolve(project: Project, src: SourceFile, base: Path, name: str, line: int
             project.problems.append(Problem("CAM001", f"{name} resolves outside the project folder; not read",
                                             src.display, line, col))
             return None
-        if res.is_file():
+        if res.exists() and not res.is_dir():   # a FIFO or device is refused when read (CAM005)
             return res
     project.problems.append(Problem("CAM002", f"included file {name} not found", src.display, line, col))
     return None

@@ -18,10 +18,14 @@ from pylatexenc import latexwalker as lw
 from camlint.latex import mathtext as M
 from camlint.latex.project import Project
 from camlint.latex.source import RawBlock, SourceFile
+from camlint.findings import MAX_PER_RULE_AND_FILE
 from camlint.problems import Problem
 
+# the optional argument excludes '[': a scan stops at the next `\section[` (linear time)
 _HEADING = re.compile(r"\\(part|chapter|section|subsection|subsubsection|paragraph|subparagraph)"
-                      r"\*?\s*(?:\[[^\]]*\])?\s*\{")
+                      r"\*?\s*(?:\[[^\]\[]*\])?\s*\{")
+_BRACE_TOKENS = re.compile(r"\\.|[{}]", re.S)
+MAX_TITLE_CHARS = 1000
 _APPENDIX = re.compile(r"\\appendix\b|\\begin\s*\{appendices\}")
 _ABSTRACT = re.compile(r"\\begin\s*\{abstract\}|\\end\s*\{abstract\}")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
@@ -29,6 +33,8 @@ _NEWCOMMAND = re.compile(r"\\(?:re)?newcommand\*?\s*\{?\s*\\([A-Za-z@]+)\s*\}?\s
                          r"|\\providecommand\*?\s*\{?\s*\\([A-Za-z@]+)\s*\}?\s*\{"
                          r"|\\def\s*\\([A-Za-z@]+)\s*\{")
 MAX_MACRO_CHARS = 500
+_TAKES_ARGS = re.compile(r"\[\s*[1-9]\s*\]\s*\{$")
+_BEGIN_END = re.compile(r"\\begin\s*\{([^{}]*)\}|\\end\s*\{([^{}]*)\}")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\\$\"`0-9])")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|cf|vs|Fig|Figs|Eq|Eqs|Sec|Secs|Tab|Ref|Refs|"
                      r"App|Alg|No|approx|resp|w\.r\.t|viz|Dr|Prof|Mr|Ms|Jr|Inc|Ltd|Co)\.)$", re.I)
@@ -403,92 +409,135 @@ def unescaped(text: str, start: int = 0, stop: int | None = None):
         i += 1
 
 
-def _balanced(text: str, start: int) -> int:
-    """Index just after the group opened at text[start-1] == '{' (or len(text) if unclosed)."""
-    depth = 1
-    for i, c in unescaped(text, start):
+def group_ends(text: str, starts) -> dict[int, int]:
+    """For each offset in `starts` (just after an opening '{'), the offset just after its
+    closing '}' (len(text) when unclosed). One pass over the text, whatever the number of
+    groups: asking per group would read the rest of the file once per unclosed group."""
+    want = set(starts)
+    ends = dict.fromkeys(want, len(text))
+    stack: list[int] = []
+    for m in _BRACE_TOKENS.finditer(text):
+        c = m.group()
         if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return len(text)
+            stack.append(m.end())
+        elif c == "}" and stack:
+            opened = stack.pop()
+            if opened in want:
+                ends[opened] = m.end()
+    return ends
 
 
 def collect_macros(project: Project) -> dict[str, str]:
     """Argument-less \\newcommand / \\def macros, expanded to text."""
     bodies: dict[str, str] = {}
     for f in project.files:
+        found = []
         for m in _NEWCOMMAND.finditer(f.masked):
-            name = m.group(1) or m.group(2) or m.group(3)
             # a [n] argument count other than 0 means the macro takes arguments: skip it
-            if re.search(r"\[\s*[1-9]\s*\]\s*\{$", f.masked[m.start():m.end()]):
-                continue
-            end = _balanced(f.masked, m.end())
-            bodies[name] = f.masked[m.end(): end - 1]
+            if not _TAKES_ARGS.search(f.masked, m.start(), m.end()):
+                found.append(m)
+        ends = group_ends(f.masked, [m.end() for m in found])
+        for m in found:
+            end = ends[m.end()]
+            if end - 1 - m.end() <= MAX_MACRO_CHARS:   # longer bodies are skipped (never sliced)
+                bodies[m.group(1) or m.group(2) or m.group(3)] = f.masked[m.end(): end - 1]
     macros: dict[str, str] = {}
     for name, body in bodies.items():
-        if "#" in body or len(body) > MAX_MACRO_CHARS:
+        if "#" in body:
             continue
-        # expanding earlier macros inside a body can grow exponentially (\def\b{\a\a}...)
+        # expanding earlier macros inside a body can grow exponentially (\\def\\b{\\a\\a}...)
         macros[name] = expand_macro_body(body, macros)[:MAX_MACRO_CHARS]
     return macros
 
 
-def _heading_title(text: str, m: re.Match) -> tuple[str, int]:
-    end = _balanced(text, m.end())
-    return " ".join(text[m.end(): end - 1].split()), end
+def _heading_title(text: str, m: re.Match, ends: dict[int, int]) -> tuple[str, int]:
+    end = ends.get(m.end()) or group_ends(text, [m.end()])[m.end()]
+    return " ".join(text[m.end(): min(end - 1, m.end() + MAX_TITLE_CHARS)].split()), end
+
+
+def _without_raw_blocks(f: SourceFile) -> str:
+    """The masked text with code blocks blanked (they are not LaTeX), built in one pass."""
+    parts, pos = [], 0
+    for b in f.raw_blocks:
+        parts += [f.masked[pos:b.start], " " * (b.end - b.start)]
+        pos = b.end
+    parts.append(f.masked[pos:])
+    return "".join(parts)
+
+
+class _Capped:
+    """Problems of one kind in one file: the first few listed, the rest counted in one more
+    (300 KB of `}` must not make 300k findings)."""
+
+    def __init__(self, f: SourceFile, out: list[Problem], what: str):
+        self.f, self.out, self.what = f, out, what
+        self.listed = self.more = self.first_more = 0
+
+    def add(self, message: str, offset: int) -> None:
+        if self.listed >= MAX_PER_RULE_AND_FILE - 1:
+            self.more += 1
+            self.first_more = self.first_more or offset
+            return
+        self.listed += 1
+        line, col = self.f.line_col(offset)
+        self.out.append(Problem("CAM004", message, self.f.display, line, col))
+
+    def close(self) -> None:
+        if self.more:
+            line, col = self.f.line_col(self.first_more)
+            self.out.append(Problem("CAM004", f"{self.more} more {self.what} problem(s) in this file from "
+                                    "here, not listed one by one", self.f.display, line, col))
 
 
 def structural_problems(f: SourceFile) -> list[Problem]:
     """Unbalanced braces and begin/end mismatches (the text is still read)."""
-    problems = []
-    text = f.masked
+    problems: list[Problem] = []
+    text = _without_raw_blocks(f)
+    envs = _Capped(f, problems, "environment")
     for b in f.raw_blocks:   # code blocks are not LaTeX
-        text = text[:b.start] + " " * (b.end - b.start) + text[b.end:]
         if not b.closed:
-            line, col = f.line_col(b.begin)
-            problems.append(Problem("CAM004", f"environment {b.env} opened here is never closed",
-                                    f.display, line, col))
+            envs.add(f"environment {b.env} opened here is never closed", b.begin)
+    _environment_problems(text, envs)
+    envs.close()
+    braces = _Capped(f, problems, "brace")
+    first_open, stack_depth = -1, 0
+    for m in _BRACE_TOKENS.finditer(text):
+        c = m.group()
+        if c == "{":
+            first_open = m.start() if stack_depth == 0 and first_open < 0 else first_open
+            stack_depth += 1
+        elif c == "}":
+            if stack_depth:
+                stack_depth -= 1
+                first_open = -1 if stack_depth == 0 else first_open
+            else:
+                braces.add("closing brace } without an opening brace", m.start())
+    if stack_depth:
+        braces.add(f"{stack_depth} brace(s) opened here and never closed", first_open)
+    braces.close()
+    return problems
+
+
+def _environment_problems(text: str, out: _Capped) -> None:
     stack: list[tuple[str, int]] = []
-    for m in re.finditer(r"\\begin\s*\{([^}]*)\}|\\end\s*\{([^}]*)\}", text):
+    open_count: dict[str, int] = {}   # env -> how many are on the stack (no scan per \\end)
+    for m in _BEGIN_END.finditer(text):
         if m.group(1) is not None:
             stack.append((m.group(1), m.start()))
+            open_count[m.group(1)] = open_count.get(m.group(1), 0) + 1
+            continue
+        env = m.group(2)
+        if open_count.get(env):
+            while stack[-1][0] != env:
+                e, p = stack.pop()
+                open_count[e] -= 1
+                out.add(f"environment {e} opened here is not closed before \\end{{{env}}}", p)
+            stack.pop()
+            open_count[env] -= 1
         else:
-            env = m.group(2)
-            if stack and stack[-1][0] == env:
-                stack.pop()
-            elif any(e == env for e, _ in stack):
-                while stack and stack[-1][0] != env:
-                    e, p = stack.pop()
-                    line, col = f.line_col(p)
-                    problems.append(Problem("CAM004", f"environment {e} opened here is not closed "
-                                            f"before \\end{{{env}}}", f.display, line, col))
-                stack.pop()
-            else:
-                line, col = f.line_col(m.start())
-                problems.append(Problem("CAM004", f"\\end{{{env}}} without a matching \\begin{{{env}}}",
-                                        f.display, line, col))
+            out.add(f"\\end{{{env}}} without a matching \\begin{{{env}}}", m.start())
     for e, p in stack:
-        line, col = f.line_col(p)
-        problems.append(Problem("CAM004", f"environment {e} opened here is never closed", f.display, line, col))
-    first_open = []
-    for i, c in unescaped(text):
-        if c == "{":
-            first_open.append(i)
-        elif c == "}":
-            if first_open:
-                first_open.pop()
-            else:
-                line, col = f.line_col(i)
-                problems.append(Problem("CAM004", "closing brace } without an opening brace",
-                                        f.display, line, col))
-    if first_open:
-        line, col = f.line_col(first_open[0])
-        problems.append(Problem("CAM004", f"{len(first_open)} brace(s) opened here and never closed",
-                                f.display, line, col))
-    return problems
+        out.add(f"environment {e} opened here is never closed", p)
 
 
 class ParseAll:
@@ -572,8 +621,11 @@ def _structure(project: Project, doc: DocumentText) -> list:
     doc.sections.append(section)
     appendix = False
     top_title = ""
+    title_ends: dict[str, dict[int, int]] = {}   # per file, computed once (linear time)
     for display, first, last in project.segments:
         f = files[display]
+        if display not in title_ends:
+            title_ends[display] = group_ends(f.masked, [m.end() for m in _HEADING.finditer(f.masked)])
         start = f.line_starts[first - 1] if first - 1 < len(f.line_starts) else len(f.text)
         end = f.line_starts[last] if last < len(f.line_starts) else len(f.text)
         text = f.masked
@@ -584,9 +636,9 @@ def _structure(project: Project, doc: DocumentText) -> list:
             events.append((m.start(), "appendix", m))
         for m in _ABSTRACT.finditer(text, start, end):
             events.append((m.start(), "abstract", m))
-        for b in f.raw_blocks:
-            if start <= b.begin < end:
-                events.append((b.begin, "raw", b))
+        first_block = bisect.bisect_left(f.raw_begins, start)
+        for b in f.raw_blocks[first_block:bisect.bisect_left(f.raw_begins, end)]:
+            events.append((b.begin, "raw", b))
         events.sort(key=lambda e: e[0])
         cursor = start
         for pos, kind, obj in events:
@@ -594,7 +646,7 @@ def _structure(project: Project, doc: DocumentText) -> list:
                 continue
             pending.extend(("chunk", c, section.index) for c in _raw_chunks(f, cursor, pos))
             if kind == "heading":
-                title_text, after = _heading_title(text, obj)
+                title_text, after = _heading_title(text, obj, title_ends[display])
                 level = M.HEADINGS[obj.group(1)]
                 title = expand_macro_body(title_text, doc.macros) if "\\" in title_text else title_text
                 line, _ = f.line_col(pos)

@@ -83,4 +83,29 @@ UNKNOWN_SUPPRESSION = Rule(
     check=lambda analysis: (),   # reported by camlint.suppress
 )
 
-RULES = RULES + (UNUSED_SUPPRESSION, UNKNOWN_SUPPRESSION)
+MIXED_ENCODING = Rule(
+    code="CAM008", name="mixed-encoding", item=None, severity="warning",
+    summary="Some lines of a UTF-8 file are not valid UTF-8; they were read as latin-1.",
+    rationale="One stray byte used to turn a whole file into latin-1, garbling every accent and "
+              "symbol in it without a word. camlint now reads each line in the encoding it is "
+              "written in and names the damaged lines, whose characters may be wrong.",
+    bad="%% file: main.tex\nGrad-CAM on the ViT, in Zürich.\n<LATIN1>Café</LATIN1>\n",
+    good="%% file: main.tex\nGrad-CAM on the ViT, in Zürich.\nCafé\n",
+    hint="Save the file as UTF-8 (most editors: 'Save with encoding').",
+    check=from_problems("CAM008"),
+)
+
+BLANKET_SUPPRESSION = Rule(
+    code="CAM009", name="blanket-suppression-without-reason", item=None, severity="warning",
+    summary="A suppression of ALL rules gives no reason.",
+    rationale="`disable=ALL` silences every checklist finding from that line on; without a reason "
+              "a reviewer cannot tell a deliberate exception from a way to make CI pass. "
+              "It never hides input findings (CAM0xx): what camlint could not read is always shown.",
+    bad="% camlint: disable=ALL\nGrad-CAM maps of our ViT-B/16.",
+    good="% camlint: disable=ALL -- the method is described in the companion paper\n"
+         "Grad-CAM maps of our ViT-B/16.",
+    hint="Name the rules to silence (disable=CAM105) and give a reason after `--`.",
+    check=lambda analysis: (),   # reported by camlint.suppress
+)
+
+RULES = RULES + (UNUSED_SUPPRESSION, UNKNOWN_SUPPRESSION, MIXED_ENCODING, BLANKET_SUPPRESSION)
