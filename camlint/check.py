@@ -7,6 +7,7 @@ from pathlib import Path
 from camlint.engine import report_of
 from camlint.errors import InputError
 from camlint.findings import DocumentReport
+from camlint.safeio import inside
 from camlint.specfile import SPEC_SUFFIXES, analyze_spec
 from camlint.yamlsafe import YAMLInputError
 
@@ -28,6 +29,8 @@ def check_file(path: Path, *, spec: Path | None = None, config=None) -> Document
         raise InputError("no such file", display)
     if path.is_dir():
         raise InputError("is a folder (use camlint check DIR to check every document in it)", display)
+    if not inside(path.resolve(), path.absolute().parent.resolve()):
+        raise InputError("is a link to a file outside its folder; not read", display)
     suffix = path.suffix.lower()
     try:
         if suffix in SPEC_SUFFIXES:

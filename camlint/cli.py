@@ -89,6 +89,10 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
     _emit(text, output)
     for err in result.errors:
         click.echo(f"camlint: {err}", err=True)
+    from camlint.sanitize import printable
+
+    for path, why in result.skipped:   # check DIR: what was not read, and why
+        click.echo(f"camlint: skipped {printable(path)}: {why}", err=True)
     if result.errors:
         sys.exit(EXIT_INPUT)
     sys.exit(EXIT_FINDINGS if result.failed else EXIT_OK)

@@ -13,8 +13,10 @@ class InputError(Exception):
         return f"{self.file}:{self.line}:{self.col}" if self.line else self.file
 
     def __str__(self) -> str:
+        from camlint.sanitize import printable   # file names and messages may carry escapes
+
         where = self.where()
-        return f"{where}: {self.message}" if where else self.message
+        return printable(f"{where}: {self.message}" if where else self.message)
 
     def to_json(self) -> dict:
         return {"file": self.file, "line": self.line, "col": self.col, "message": self.message}

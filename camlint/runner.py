@@ -15,17 +15,20 @@ from camlint.findings import SEVERITY_RANK
 class CheckResult:
     reports: list = field(default_factory=list)
     errors: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)    # (path, why): files `check DIR` did not read
     format: str = "text"
     failed: bool = False
 
 
-def expand(paths: list[Path]) -> tuple[list[Path], list[InputError]]:
+def expand(paths: list[Path], skipped: list | None = None) -> tuple[list[Path], list[InputError]]:
     files, errors = [], []
     for p in paths:
         if p.is_dir():
-            from camlint.discover import documents_in
+            from camlint.discover import scan_folder
 
-            found = documents_in(p)
+            found, passed_over = scan_folder(p)
+            if skipped is not None:
+                skipped.extend((display_path(f), why) for f, why in passed_over)
             if not found:
                 errors.append(InputError("no manuscript (.tex with \\documentclass) or camspec file found",
                                          display_path(p)))
@@ -60,7 +63,7 @@ def _check_one(job):
 def run_check(paths: list[Path], *, spec: Path | None = None, overrides: CliOverrides = CliOverrides(),
               config_file: Path | None = None, progress: bool = False) -> CheckResult:
     result = CheckResult()
-    files, result.errors = expand(paths)
+    files, result.errors = expand(paths, result.skipped)
     if spec is not None and not spec.is_file():
         result.errors.append(InputError("no such spec file", display_path(spec)))
         spec = None

@@ -29,10 +29,11 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
+def read_regular(path: Path, limit: int, what: str = "file", truncate: bool = False) -> bytes:
     """The bytes of a regular file of at most `limit` bytes.
 
-    Raises NotRegularFile for anything else, ValueError over the limit, OSError when unreadable.
+    Raises NotRegularFile for anything else, ValueError over the limit (unless `truncate`: then
+    the first `limit` bytes), OSError when unreadable.
     The file is opened non-blocking and checked with fstat on the open descriptor (no race
     between the check and the read), then read in bounded chunks up to the limit.
     """
@@ -42,7 +43,7 @@ def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
         if not stat.S_ISREG(mode):
             raise NotRegularFile(f"{_kind(mode)}, not a regular {what}; not read")
         size = os.fstat(fd).st_size
-        if size > limit:
+        if size > limit and not truncate:
             raise ValueError(f"{what} is {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit; not read")
         chunks, total = [], 0
         while True:
@@ -51,6 +52,8 @@ def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
                 break
             chunks.append(chunk)
             total += len(chunk)
+            if total > limit and truncate:
+                return b"".join(chunks)[:limit]
             if total > limit:
                 raise ValueError(f"{what} is over the {limit / 1e6:.0f} MB limit; not read")
         return b"".join(chunks)

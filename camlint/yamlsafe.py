@@ -179,11 +179,14 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) 
 
 
 def read_text(path: Path, max_bytes: int = MAX_BYTES) -> str:
-    """Read a small text file: size-limited, UTF-8 (BOM allowed) with a latin-1 fallback."""
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise YAMLInputError(f"file is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.1f} MB limit for specs")
-    raw = path.read_bytes()
+    """Read a small text file: a regular file only, size-limited, UTF-8 (BOM allowed) with a
+    latin-1 fallback."""
+    from camlint.safeio import read_regular
+
+    try:
+        raw = read_regular(path, max_bytes, "spec file")
+    except ValueError as exc:   # not a regular file, or over the limit
+        raise YAMLInputError(str(exc)) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:

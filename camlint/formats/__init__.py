@@ -16,6 +16,17 @@ FORMATS: dict[str, str] = {
 }
 
 
+# formats a person reads: every string from the input is made printable (camlint.sanitize);
+# the JSON formats escape control characters themselves
+HUMAN_READABLE = ("text", "concise", "markdown", "github", "junit")
+
+
 def render(fmt: str, reports, errors=(), **options) -> str:
     module = importlib.import_module(f"camlint.formats.{FORMATS[fmt]}")
-    return module.render(reports, errors, **options)
+    if fmt not in HUMAN_READABLE:
+        return module.render(reports, errors, **options)
+    from camlint.sanitize import printable_error, printable_lines, printable_report
+
+    out = module.render([printable_report(r) for r in reports], [printable_error(e) for e in errors], **options)
+    # the text format's own colours are escape sequences; its input strings are clean already
+    return out if fmt == "text" and options.get("color") else printable_lines(out)

@@ -5,12 +5,15 @@ import io
 import os
 from collections import defaultdict
 from functools import lru_cache
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from camlint.display import short_value
+from camlint.safeio import read_regular
+from camlint.sanitize import printable
 from camlint.keys import KEYS
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -19,16 +22,18 @@ _STATUS_STYLE = {"reported": "green", "partial": "yellow", "missing": "red", "no
 
 @lru_cache(maxsize=256)
 def _lines(path: str) -> tuple[str, ...]:
+    """The lines of a reported file (regular files only: never a FIFO or device)."""
+    from camlint.latex.source import MAX_FILE_BYTES, decode
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return tuple(fh.read(4_000_000).splitlines())
-    except OSError:
+        return tuple(decode(read_regular(Path(path), MAX_FILE_BYTES)).splitlines())
+    except (OSError, ValueError):
         return ()
 
 
 def _source_line(path: str, line: int) -> str | None:
     lines = _lines(path)
-    return lines[line - 1] if 0 < line <= len(lines) else None
+    return printable(lines[line - 1]) if 0 < line <= len(lines) else None
 
 
 def _around(line: str, col: int, width: int = 100) -> str:
