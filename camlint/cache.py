@@ -5,6 +5,12 @@ the project's macros, so they are stored under the hash of both, in one JSON fil
 manuscript in the user's cache folder (never in the paper's folder). Only the entries used by
 the latest run are kept, so the file stays the size of the project. Any failure to read or
 write the cache is ignored: it only ever saves time.
+
+An entry is trusted only if it is intact and consistent with the text it claims to stand for:
+its key is the hash of the camlint version, the macros and the paragraph; it carries a checksum
+of key and content; its shape is validated; and every run of text it copied verbatim from the
+paragraph must still match the paragraph. Anything else is ignored and the paragraph reparsed,
+so a damaged or tampered cache file cannot change a report.
 """
 from __future__ import annotations
 
@@ -16,7 +22,8 @@ from pathlib import Path
 
 from camlint import __version__
 
-FORMAT = 1
+FORMAT = 2
+_KINDS = {"text", "caption", "footnote", "row", "item", "heading", "title", "code"}
 
 
 def cache_dir() -> Path | None:
@@ -34,7 +41,8 @@ class ParseCache:
         name = hashlib.sha256(str(main.resolve()).encode()).hexdigest()[:24]
         self.path = self.folder / f"parse-{name}.json" if self.folder else None
         self.macros = macros
-        self.salt = f"{__version__}/{FORMAT}/" + json.dumps(macros, sort_keys=True)
+        # hashed once: prefixing every paragraph with the macros was quadratic in their number
+        self.salt = _sha(f"{__version__}/{FORMAT}/" + json.dumps(macros, sort_keys=True))
         self.old: dict = self._load()
         self.new: dict = {}
         self.hits = self.misses = 0
@@ -43,27 +51,32 @@ class ParseCache:
         if self.path is None:
             return {}
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            return data["entries"] if data.get("format") == FORMAT else {}
-        except (OSError, ValueError, KeyError, TypeError):
+            from camlint.safeio import read_regular
+
+            data = json.loads(read_regular(self.path, MAX_CACHE_BYTES, "cache file"))
+            entries = data["entries"] if data.get("format") == FORMAT else {}
+            return entries if isinstance(entries, dict) else {}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return {}
 
     def units(self, f, start: int, chunk: str, section, macros, convert) -> list:
         from camlint.latex.units import Unit
 
-        key = hashlib.sha256((self.salt + chunk).encode("utf-8", "surrogatepass")).hexdigest()
-        entry = self.old.get(key) or self.new.get(key)
+        key = _sha(self.salt + chunk)
+        stored = self.new.get(key) or self.old.get(key)
+        entry = stored["units"] if stored is not None and _valid(key, stored, chunk) else None
         if entry is not None:
             self.hits += 1
-            self.new[key] = entry
+            self.new[key] = stored
             return [Unit(u["kind"], f, section, u["float"], u["text"], u["out"],
                          [start + s for s in u["src"]], u["exact"],
                          [(p, tuple(k)) for p, k in u["cites"]]) for u in entry]
         self.misses += 1
         units = convert(chunk, f, section, start, macros)
-        self.new[key] = [{"kind": u.kind, "float": u.float_env, "text": u.text, "out": u.out,
-                          "src": [s - start for s in u.src], "exact": u.exact,
-                          "cites": [[p, list(k)] for p, k in u.cites]} for u in units]
+        entry = [{"kind": u.kind, "float": u.float_env, "text": u.text, "out": u.out,
+                  "src": [s - start for s in u.src], "exact": u.exact,
+                  "cites": [[p, list(k)] for p, k in u.cites]} for u in units]
+        self.new[key] = {"units": entry, "sum": _checksum(key, entry)}
         return units
 
     def save(self) -> None:
@@ -77,3 +90,50 @@ class ParseCache:
             os.replace(tmp, self.path)
         except OSError:
             pass
+
+
+MAX_CACHE_BYTES = 256 * 1024 * 1024
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _checksum(key: str, entry: list) -> str:
+    return _sha(key + json.dumps(entry, sort_keys=True, ensure_ascii=True))
+
+
+def _valid(key: str, stored, chunk: str) -> bool:
+    """Whether a stored entry is intact (checksum), of the right shape, and agrees with the
+    paragraph it was parsed from (every verbatim run)."""
+    try:
+        entry = stored["units"]
+        if not isinstance(entry, list) or stored.get("sum") != _checksum(key, entry):
+            return False
+        return all(_unit_ok(u, chunk) for u in entry)
+    except (TypeError, KeyError, AttributeError, ValueError):
+        return False
+
+
+def _unit_ok(u: dict, chunk: str) -> bool:
+    text, out, src, exact, cites = u["text"], u["out"], u["src"], u["exact"], u["cites"]
+    if not (u["kind"] in _KINDS and isinstance(u["float"], str) and isinstance(text, str)):
+        return False
+    if not (isinstance(out, list) and isinstance(src, list) and isinstance(exact, list)
+            and len(out) == len(src) == len(exact) and isinstance(cites, list)):
+        return False
+    ints = out + src + [c[0] for c in cites]
+    if not all(type(i) is int for i in ints) or not all(type(e) is bool for e in exact):
+        return False
+    if out != sorted(out) or any(not 0 <= o <= len(text) for o in out) or any(not 0 <= s <= len(chunk) for s in src):
+        return False
+    if not all(len(c) == 2 and isinstance(c[1], list) and all(isinstance(k, str) for k in c[1]) for c in cites):
+        return False
+    bounds = out[1:] + [len(text)]
+    for o, s, e, stop in zip(out, src, exact, bounds):
+        run = text[o:stop]
+        # a verbatim run is the paragraph's text with line breaks as spaces (table & as |)
+        if e and run != chunk[s:s + len(run)].replace("\n", " ") and \
+                run != chunk[s:s + len(run)].replace("\n", " ").replace("&", "|"):
+            return False
+    return True

@@ -134,6 +134,28 @@ def _message(error) -> tuple[str, str, tuple]:
     return INVALID, f"{where}: {error.message}", path
 
 
+def _wrong_type(leaf) -> bool:
+    """A type mismatch no reading can repair (an unquoted `no` read as false can be)."""
+    if leaf.validator not in ("type", "anyOf", "oneOf"):
+        return False
+    path = tuple(leaf.absolute_path)
+    return not (isinstance(leaf.instance, bool) and vocab.canonical(_slot(path), leaf.instance).value is not None)
+
+
+def well_typed(data: object) -> dict:
+    """The camspec without the top-level keys whose value has the wrong type somewhere inside
+    (`model: 5`, `layer: 2.5`): `validate` reports each (CAM301), and every rule, the judge and
+    verify then read only values of the shapes the schema allows."""
+    if not isinstance(data, dict):
+        return {}
+    bad = set()
+    for error in validator().iter_errors(data):
+        path = tuple(error.absolute_path)
+        if path and path[0] not in bad and _wrong_type(_leaf_errors(error)):
+            bad.add(path[0])
+    return {k: v for k, v in data.items() if k not in bad}
+
+
 def _relevance(error) -> tuple:
     # Top-level key order first (a reader goes top-down), deeper errors are more specific.
     path = list(error.absolute_path)

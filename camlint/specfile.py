@@ -20,8 +20,8 @@ def spec_values(data: dict) -> dict:
 
 def source_from(loaded: LoadedYAML, display: str, line_offset: int = 0, embedded: bool = False,
                 base_dir: Path | None = None) -> SpecSource:
-    data = loaded.data if isinstance(loaded.data, dict) else {}
-    return SpecSource(display, data, loaded, line_offset, embedded, base_dir)
+    # keys of the wrong type are dropped here (reported by schema.validate on loaded.data)
+    return SpecSource(display, schema.well_typed(loaded.data), loaded, line_offset, embedded, base_dir)
 
 
 def spec_evidence(src: SpecSource, lines: list[str]) -> dict[str, list[Evidence]]:

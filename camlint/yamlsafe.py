@@ -18,6 +18,7 @@ import yaml
 MAX_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 100_000
+MAX_NUMBER_CHARS = 100   # a 5,000-digit integer cannot even be printed (int_max_str_digits)
 
 _SAFE_TAGS = {f"tag:yaml.org,2002:{t}" for t in
               ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "binary")}
@@ -71,10 +72,13 @@ def _construct_scalar(event: yaml.ScalarEvent) -> object:
             tag = "tag:yaml.org,2002:str"
         else:
             tag = yaml.SafeLoader.resolve(yaml.SafeLoader, yaml.ScalarNode, event.value, event.implicit)
+    if tag in (f"tag:yaml.org,2002:{t}" for t in ("int", "float")) and len(event.value) > MAX_NUMBER_CHARS:
+        raise YAMLInputError(f"a number of {len(event.value)} characters is too long (at most {MAX_NUMBER_CHARS})",
+                             event.start_mark.line + 1, event.start_mark.column + 1)
     node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
     try:
         value = yaml.SafeLoader.construct_object(yaml.SafeLoader(""), node)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError, OverflowError) as exc:
         raise YAMLInputError(f"cannot read value {event.value!r}: {exc}",
                              event.start_mark.line + 1, event.start_mark.column + 1) from None
     if isinstance(value, (_dt.date, _dt.datetime)):
@@ -141,7 +145,12 @@ def _to_data(root: _Node, max_nodes: int) -> LoadedYAML:
     out = LoadedYAML(None)
     budget = [max_nodes]
 
+    building: set[int] = set()   # containers on the current path: an alias back to one is a cycle
+
     def build(node: _Node, path: tuple) -> object:
+        if id(node) in building:
+            raise YAMLInputError("an alias refers to a node that contains it (a recursive value)",
+                                 node.line, node.col)
         budget[0] -= 1
         if budget[0] < 0:
             raise YAMLInputError(f"the document expands to more than {max_nodes} values "
@@ -149,14 +158,17 @@ def _to_data(root: _Node, max_nodes: int) -> LoadedYAML:
         out.positions[path] = (node.line, node.col)
         if node.kind == "scalar":
             return node.value
+        building.add(id(node))
         if node.kind == "seq":
-            return [build(child, path + (i,)) for i, child in enumerate(node.value)]
-        result: dict = {}
-        for key, kline, kcol, child in node.value:
-            if key in result:
-                out.warnings.append((f"duplicate key {key!r}: the later value wins", kline, kcol))
-            out.key_positions[path + (key,)] = (kline, kcol)
-            result[key] = build(child, path + (key,))
+            result: object = [build(child, path + (i,)) for i, child in enumerate(node.value)]
+        else:
+            result = {}
+            for key, kline, kcol, child in node.value:
+                if key in result:
+                    out.warnings.append((f"duplicate key {key!r}: the later value wins", kline, kcol))
+                out.key_positions[path + (key,)] = (kline, kcol)
+                result[key] = build(child, path + (key,))
+        building.discard(id(node))
         return result
 
     # Iterative alternative is unnecessary: depth is bounded by MAX_DEPTH at compose time.

@@ -53,8 +53,9 @@ def analyze_latex(path: Path, display: str, spec: Path | None = None, use_cache:
     if spec is not None:
         a.specs.append(_supplement(spec))
     for src in a.specs:
-        a.problems.extend(schema.validate(src.data, src.positions, src.file) if not src.embedded
-                          else _shifted(schema.validate(src.data, src.positions, src.file), src.line_offset))
+        raw = src.positions.data   # as written: src.data has the keys of the wrong type dropped
+        a.problems.extend(schema.validate(raw, src.positions, src.file) if not src.embedded
+                          else _shifted(schema.validate(raw, src.positions, src.file), src.line_offset))
         a.suppressions.extend(ignores_of(src))
     _merge(a, ex, project)
     return a
