@@ -7,8 +7,9 @@ the latest run are kept, so the file stays the size of the project. Any failure 
 write the cache is ignored: it only ever saves time.
 
 An entry is trusted only if it is intact and consistent with the text it claims to stand for:
-its key is the hash of the camlint version, the macros and the paragraph; it carries a checksum
-of key and content; its shape is validated; and every run of text it copied verbatim from the
+its key is the hash of the camlint version, the macros and the paragraph; it carries an HMAC
+of key and content under a random per-user key (cache folder, mode 0600), so an edited entry
+cannot be re-signed without that key; its shape is validated; and every run of text it copied verbatim from the
 paragraph must still match the paragraph. Anything else is ignored and the paragraph reparsed,
 so a damaged or tampered cache file cannot change a report.
 """
@@ -39,7 +40,8 @@ class ParseCache:
     def __init__(self, main: Path, macros: dict[str, str], folder: Path | None = None):
         self.folder = folder if folder is not None else cache_dir()
         name = hashlib.sha256(str(main.resolve()).encode()).hexdigest()[:24]
-        self.path = self.folder / f"parse-{name}.json" if self.folder else None
+        self.secret = _secret(self.folder) if self.folder else None
+        self.path = self.folder / f"parse-{name}.json" if self.folder and self.secret else None
         self.macros = macros
         # hashed once: prefixing every paragraph with the macros was quadratic in their number
         self.salt = _sha(f"{__version__}/{FORMAT}/" + json.dumps(macros, sort_keys=True))
@@ -64,7 +66,7 @@ class ParseCache:
 
         key = _sha(self.salt + chunk)
         stored = self.new.get(key) or self.old.get(key)
-        entry = stored["units"] if stored is not None and _valid(key, stored, chunk) else None
+        entry = stored["units"] if stored is not None and _valid(self.secret, key, stored, chunk) else None
         if entry is not None:
             self.hits += 1
             self.new[key] = stored
@@ -76,7 +78,7 @@ class ParseCache:
         entry = [{"kind": u.kind, "float": u.float_env, "text": u.text, "out": u.out,
                   "src": [s - start for s in u.src], "exact": u.exact,
                   "cites": [[p, list(k)] for p, k in u.cites]} for u in units]
-        self.new[key] = {"units": entry, "sum": _checksum(key, entry)}
+        self.new[key] = {"units": entry, "sum": _checksum(self.secret, key, entry)}
         return units
 
     def save(self) -> None:
@@ -99,16 +101,40 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _checksum(key: str, entry: list) -> str:
-    return _sha(key + json.dumps(entry, sort_keys=True, ensure_ascii=True))
+def _secret(folder: Path) -> bytes | None:
+    """The per-user HMAC key of the cache (made on first use); None when it cannot be had."""
+    from camlint.safeio import read_regular
+
+    path = folder / "hmac.key"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(os.urandom(32))
+        except FileExistsError:
+            pass
+        key = read_regular(path, 64, "cache key")
+        return key if len(key) == 32 else None
+    except (OSError, ValueError):
+        return None
 
 
-def _valid(key: str, stored, chunk: str) -> bool:
+def _checksum(secret: bytes | None, key: str, entry: list) -> str:
+    import hmac
+
+    body = (key + json.dumps(entry, sort_keys=True, ensure_ascii=True)).encode()
+    return hmac.new(secret or b"", body, hashlib.sha256).hexdigest()
+
+
+def _valid(secret: bytes | None, key: str, stored, chunk: str) -> bool:
     """Whether a stored entry is intact (checksum), of the right shape, and agrees with the
     paragraph it was parsed from (every verbatim run)."""
     try:
         entry = stored["units"]
-        if not isinstance(entry, list) or stored.get("sum") != _checksum(key, entry):
+        import hmac
+
+        if not isinstance(entry, list) or not hmac.compare_digest(str(stored.get("sum")), _checksum(secret, key, entry)):
             return False
         return all(_unit_ok(u, chunk) for u in entry)
     except (TypeError, KeyError, AttributeError, ValueError):
