@@ -52,7 +52,9 @@ def scan_folder(folder: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     top = folder.resolve()
     for root, dirs, files in os.walk(folder):
         for d in sorted(dirs):
-            if d.startswith(".") and d not in _SKIP_DIRS:
+            if (Path(root) / d).is_symlink():
+                skipped.append((Path(root) / d, "a link to a folder; not followed"))
+            elif d.startswith(".") and d not in _SKIP_DIRS:
                 skipped.append((Path(root) / d, "hidden folder, not searched"))
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):

@@ -158,7 +158,7 @@ def test_each_hostile_pattern_costs_about_as_much_as_plain_prose():
     bench = _bench()
     per_mb = bench.measure(96 * 1024)
     ratios = {name: t / per_mb["plain prose"] for name, t in per_mb.items()}
-    assert all(r < 6 for r in ratios.values()), ratios
+    assert all(r < 8 for r in ratios.values()), ratios
 
 
 # -- point 7: findings are capped per rule and file
