@@ -134,16 +134,19 @@ def _message(error) -> tuple[str, str, tuple]:
     return INVALID, f"{where}: {error.message}", path
 
 
-def _wrong_type(leaf) -> bool:
-    """A type mismatch no reading can repair (an unquoted `no` read as false can be)."""
-    if leaf.validator not in ("type", "anyOf", "oneOf"):
+def _wrong_shape(leaf) -> bool:
+    """A mapping, list or scalar where the schema wants another of the three (`model: 5`,
+    `layer: 2.5`, `inputs: 5`): code that reads the value would break on it. A scalar of the
+    wrong kind (`block: eleven`) is reported but kept: it is read as text."""
+    if leaf.validator != "type":
         return False
-    path = tuple(leaf.absolute_path)
-    return not (isinstance(leaf.instance, bool) and vocab.canonical(_slot(path), leaf.instance).value is not None)
+    want = leaf.validator_value if isinstance(leaf.validator_value, list) else [leaf.validator_value]
+    shape = "object" if isinstance(leaf.instance, dict) else "array" if isinstance(leaf.instance, list) else "scalar"
+    return shape not in [t if t in ("object", "array") else "scalar" for t in want]
 
 
 def well_typed(data: object) -> dict:
-    """The camspec without the top-level keys whose value has the wrong type somewhere inside
+    """The camspec without the top-level keys whose value has the wrong shape somewhere inside
     (`model: 5`, `layer: 2.5`): `validate` reports each (CAM301), and every rule, the judge and
     verify then read only values of the shapes the schema allows."""
     if not isinstance(data, dict):
@@ -151,7 +154,7 @@ def well_typed(data: object) -> dict:
     bad = set()
     for error in validator().iter_errors(data):
         path = tuple(error.absolute_path)
-        if path and path[0] not in bad and _wrong_type(_leaf_errors(error)):
+        if path and path[0] not in bad and _wrong_shape(_leaf_errors(error)):
             bad.add(path[0])
     return {k: v for k, v in data.items() if k not in bad}
 
