@@ -52,7 +52,9 @@ def test_cli_flags_override_the_file(tmp_path):
     main = _setup(tmp_path, ".camlint.toml", "ignore = ['CAM103']\nfail-on = 'info'\n")
     assert "CAM103" not in _codes(run_cli(main, "--format", "json"))
     proc = run_cli(main, "--format", "json", "--select", "CAM103", "--fail-on", "error")
-    assert "CAM103" not in _codes(proc)   # ignore from the file still applies to the selection
+    assert _codes(proc) == ["CAM103"]   # as in ruff: --select replaces the file's select and ignore
+    codes = _codes(run_cli(main, "--format", "json", "--ignore", "CAM104"))
+    assert "CAM103" not in codes and "CAM104" not in codes and "CAM105" in codes   # ignores add up
     proc = run_cli(main, "--format", "json", "--select", "CAM104")
     assert _codes(proc) == ["CAM104"]
 

@@ -19,3 +19,17 @@ FORMATS: dict[str, str] = {
 def render(fmt: str, reports, errors=(), **options) -> str:
     module = importlib.import_module(f"camlint.formats.{FORMATS[fmt]}")
     return module.render(reports, errors, **options)
+
+
+def statistics(reports, as_json: bool = False) -> str:
+    """--statistics: how many findings each rule raised, most frequent first."""
+    counts: dict = {}
+    for rep in reports:
+        for f in rep.findings:
+            counts[(f.code, f.name)] = counts.get((f.code, f.name), 0) + 1
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0]))
+    if as_json:
+        import json
+
+        return json.dumps([{"code": c, "name": n, "count": k} for (c, n), k in rows], indent=2) + "\n"
+    return "".join(f"{k:>5}  {c}  {n}\n" for (c, n), k in rows)
