@@ -1,7 +1,7 @@
 """The result types every front end produces and every output format reads."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from camlint.keys import KEYS, MISSING
 
@@ -39,9 +39,10 @@ class Evidence:
     line: int
     col: int
     text: str
+    section: str = field(default="", compare=False)   # enclosing section (or camspec key): for citations
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {"file": self.file, "line": self.line, "col": self.col, "text": self.text}
 
 
 @dataclass
