@@ -171,6 +171,8 @@ def _read(path: Path) -> dict | None:
             data = loads(text).data
         except YAMLInputError as exc:
             raise InputError(f"bad configuration: {exc.message}", str(path), exc.line, exc.col) from None
+        except RecursionError:     # an alias inside itself (`a: &a [*a]`)
+            raise InputError("bad configuration: an alias refers to itself", str(path)) from None
         data = {} if data is None else data
         if isinstance(data, dict) and "camlint" in data:
             data = data["camlint"] if data["camlint"] is not None else {}
