@@ -200,7 +200,14 @@ def _single_report(path: Path, spec: Path | None):
 def checklist(paths, fmt, spec, output):
     """The filled reporting checklist (key, status, value, where stated)."""
     from camlint.checklist import RENDERERS
+    from camlint.errors import InputError
+    from camlint.terminal import check_writable
 
+    try:
+        if output:
+            check_writable(output)
+    except InputError as exc:
+        _usage_error(exc)
     reports = [r for p in paths for r in _single_report(p, spec)]
     _emit(RENDERERS[fmt](reports), output)
 
