@@ -159,3 +159,26 @@ def test_action_declares_its_outputs_and_keeps_the_job_python():
     assert setup["with"]["update-environment"] is False
     for step in steps:
         assert "|| true" not in step.get("run", "").replace('"$GITHUB_OUTPUT" || true', "")
+
+
+def _readme_blocks(lang: str) -> list[str]:
+    section = (ROOT / "README.md").read_text().split("## CI and pre-commit")[1]
+    return re.findall(rf"```{lang}\n(.*?)\n```", section, re.S)
+
+
+def test_readme_shows_the_final_configuration(tmp_path):
+    workflow, hooks = (yaml.safe_load(block) for block in _readme_blocks("yaml")[:2])
+    step = next(s for s in workflow["jobs"]["camlint"]["steps"] if s.get("uses", "").startswith("camlint/camlint"))
+    action = _action()
+    assert set(step["with"]) <= set(action["inputs"])
+    used_outputs = re.findall(r"steps\.camlint\.outputs\.([\w-]+)", json.dumps(workflow))
+    assert used_outputs and set(used_outputs) <= set(action["outputs"])
+    hook_ids = {h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert {h["id"] for h in hooks["repos"][0]["hooks"]} <= hook_ids
+    # the configuration example is a valid configuration
+    from camlint.config import load_config
+
+    toml = _readme_blocks("toml")[0]
+    (tmp_path / "pyproject.toml").write_text(toml)
+    config = load_config(explicit=tmp_path / "pyproject.toml")
+    assert config.extend_exclude == ["drafts/"] and config.camspecs == ["supplement/*.yaml"]
