@@ -113,7 +113,9 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
             from camlint.terminal import check_writable
 
             check_writable(output)
-        with _stdin_document(paths, stdin_filename) as (files, displays):
+        from camlint.terminal import StdinDocument
+
+        with StdinDocument(paths, stdin_filename) as (files, displays):
             result = run_check(files, spec=spec, overrides=overrides, config_file=config_file,
                                progress=sys.stderr.isatty() and not quiet, displays=displays)
     except InputError as exc:   # a bad option, configuration file or output path: a usage error
@@ -148,35 +150,6 @@ def _report(result, output, color, quiet: bool, statistics: bool) -> None:
         click.echo(f"camlint: {err}", err=True)
     for note in result.notes if fmt in _HUMAN_FORMATS and not quiet else ():   # machine formats stay clean
         click.echo(f"camlint: note: {note}", err=True)
-
-
-class _stdin_document:
-    """PATH '-': stdin copied (size-limited) into a private temporary file named like --stdin-filename."""
-
-    def __init__(self, paths, stdin_filename: str | None):
-        self.paths, self.name, self.tmp = list(paths), stdin_filename, None
-
-    def __enter__(self):
-        if not any(str(p) == "-" for p in self.paths):
-            return self.paths, {}
-        import tempfile
-
-        from camlint.errors import InputError
-        from camlint.latex.source import MAX_FILE_BYTES
-
-        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            raise InputError(f"stdin is over the {MAX_FILE_BYTES // 2**20} MB limit", self.name or "-")
-        display = self.name or "-"
-        self.tmp = tempfile.TemporaryDirectory(prefix="camlint-stdin-")
-        target = Path(self.tmp.name) / (Path(self.name).name if self.name else "stdin.tex")
-        target.write_bytes(data)
-        return [target if str(p) == "-" else p for p in self.paths], {target: display}
-
-    def __exit__(self, *exc):
-        if self.tmp is not None:
-            self.tmp.cleanup()
-        return False
 
 
 def _single_report(path: Path, spec: Path | None):

@@ -18,6 +18,7 @@ _LINK = re.compile(r"^[ \t]*%+[ \t]*camspec[ \t]*:[ \t]*(\S+)[ \t]*$", re.M)
 _HEAD_BYTES = 64 * 1024
 _LINK_SCAN_BYTES = 1024 * 1024
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+_VCS = {".git", ".hg", ".svn"}     # never searched, whatever `exclude` says
 
 
 def _head(path: Path, size: int = _HEAD_BYTES) -> str:
@@ -54,7 +55,7 @@ def documents_in(folder: Path, config=None, named=()) -> list[Path]:
     base = config.base() if config.relative(folder) is not None else folder.resolve()
     tex, data = [], []
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not config.excluded(Path(root) / d, True, base))
+        dirs[:] = sorted(d for d in dirs if d not in _VCS and not config.excluded(Path(root) / d, True, base))
         for name in sorted(files):
             p = Path(root) / name
             suffix = p.suffix.lower()

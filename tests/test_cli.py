@@ -221,7 +221,8 @@ def test_quiet_statistics_and_exit_zero():
 def test_no_cache_neither_reads_nor_writes_it(tmp_path):
     cache = tmp_path / "cache"
     env = {"CAMLINT_CACHE_DIR": str(cache)}
-    run_cli("check", M13, "--no-cache", env=env)
+    proc = run_cli("check", M13, "--no-cache", env=env)
+    assert proc.returncode == 1 and "CAM105" in proc.stdout, proc.stderr
     assert not cache.exists() or not any(cache.iterdir())
-    run_cli("check", M13, env=env)
+    assert run_cli("check", M13, env=env).returncode == 1
     assert any(cache.iterdir())
