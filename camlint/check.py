@@ -23,8 +23,8 @@ def display_path(path: Path) -> str:
     return str(path) if rel.startswith("..") else rel
 
 
-def check_file(path: Path, *, spec: Path | None = None, config=None) -> DocumentReport:
-    display = display_path(path)
+def check_file(path: Path, *, spec: Path | None = None, config=None, display: str | None = None) -> DocumentReport:
+    display = display or display_path(path)
     if not path.exists():
         raise InputError("no such file", display)
     if path.is_dir():

@@ -15,11 +15,27 @@ def where_stated(e, doc_path: str) -> str:
     return f"{rel if not rel.startswith('..') else e.file}:{e.line}"
 
 
+def section_ref(e) -> str:
+    """Where a value is stated, as a reader of the PDF finds it: the section (or the camspec key)."""
+    name = os.path.basename(e.file)
+    if not e.section:
+        return name
+    if os.path.splitext(name)[1].lower() in (".yaml", ".yml", ".json"):
+        return f"{name}, key {e.section}"
+    return f"§ {e.section}"
+
+
+def _unique(items) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
 def checklist_rows(rep) -> list[dict]:
+    """One row per key: the whole value (never cut), sections and file:line locations."""
     rows = []
     for key in KEYS:
         entry = rep.checklist[key]
-        rows.append({"key": key, "status": entry.status, "value": short_value(entry.value, 80),
+        rows.append({"key": key, "status": entry.status, "value": short_value(entry.value, limit=None),
+                     "sections": ", ".join(_unique(section_ref(e) for e in entry.evidence[:3])),
                      "where": ", ".join(where_stated(e, rep.path) for e in entry.evidence[:3]),
                      "description": DESCRIPTIONS[key]})
     return rows
@@ -27,20 +43,44 @@ def checklist_rows(rep) -> list[dict]:
 
 def _latex_escape(text: str) -> str:
     repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+            "§": r"\S{}", "<": r"\textless{}", ">": r"\textgreater{}"}
     return "".join(repl.get(c, c) for c in str(text))
 
 
+BREAK_AFTER = "_/.-:,=@"
+MAX_UNBROKEN = 16     # characters: a weights tag or a fingerprint must wrap inside a column
+
+
+def latex_wrappable(text: str) -> str:
+    """Escaped for LaTeX, with a break opportunity after separators and inside long runs."""
+    out, run = [], 0
+    for c in str(text):
+        out.append(_latex_escape(c))
+        run = 0 if c.isspace() else run + 1
+        if c in BREAK_AFTER or run >= MAX_UNBROKEN:
+            out.append(r"\allowbreak{}")
+            run = 0
+    return "".join(out)
+
+
+STATUS_LABEL = {"reported": "reported", "partial": "partial", "missing": "missing", "not_applicable": "n/a"}
+
+
 def as_latex(reports) -> str:
+    """A table that fits the text width as pasted: tabularx, wrapped values, section references."""
     out = []
     for rep in reports:
         out += ["% Reporting checklist for Grad-CAM on Vision Transformers, filled by camlint.",
-                "\\begin{table}[h]", "\\centering", "\\small",
-                "\\begin{tabular}{llp{0.42\\linewidth}l}", "\\hline",
+                "% Needs \\usepackage{tabularx} in the preamble.",
+                "\\begin{table}[htbp]", "\\centering", "\\small",
+                "\\begin{tabularx}{\\linewidth}{@{}l l >{\\raggedright\\arraybackslash}X "
+                ">{\\raggedright\\arraybackslash}p{0.26\\linewidth}@{}}", "\\hline",
                 "Item & Status & Value & Where stated \\\\", "\\hline"]
         for row in checklist_rows(rep):
-            out.append(" & ".join(_latex_escape(row[k]) for k in ("key", "status", "value", "where")) + " \\\\")
-        out += ["\\hline", "\\end{tabular}",
+            out.append(" & ".join([row["key"], STATUS_LABEL[row["status"]], latex_wrappable(row["value"]),
+                                   latex_wrappable(row["sections"])]) + " \\\\")
+        out += ["\\hline", "\\end{tabularx}",
                 f"\\caption{{Reporting checklist ({_latex_escape(os.path.basename(rep.path))}).}}",
                 "\\end{table}", ""]
     return "\n".join(out)
@@ -53,10 +93,14 @@ def as_markdown(reports) -> str:
     for rep in reports:
         out += [f"### Reporting checklist: `{rep.path}`", "", "| item | status | value | where stated |",
                 "|---|---|---|---|"]
-        out += [f"| `{r['key']}` | {ICON[r['status']]} | {_cell(r['value'])} | {_cell(r['where'])} |"
+        out += [f"| `{r['key']}` | {ICON[r['status']]} | {_cell(r['value'])} | {_cell(_both(r))} |"
                 for r in checklist_rows(rep)]
         out.append("")
     return "\n".join(out)
+
+
+def _both(row: dict) -> str:
+    return f"{row['sections']} ({row['where']})" if row["sections"] else ""
 
 
 def as_json(reports) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from camlint import __version__
+from camlint.terminal import COLOR_CHOICES
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 FAIL_LEVELS = ("error", "warning", "info")
@@ -44,11 +45,25 @@ def main():
     """
 
 
-def _emit(text: str, output: str | None) -> None:
+def _emit(text: str, output: str | None, color: bool | None = None) -> None:
+    """Print or write a report; `color=True` keeps escape codes click would strip from a pipe."""
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            click.echo(f"camlint: {output}: cannot write the output: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_INPUT)
     else:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=color)
+
+
+def _usage_error(exc) -> None:
+    click.echo(f"camlint: {exc}", err=True)
+    sys.exit(EXIT_INPUT)
+
+
+# Formats for people: with nothing checked, the error message on stderr is the whole answer.
+_HUMAN_FORMATS = ("text", "concise", "markdown")
 
 
 @main.command()
@@ -65,37 +80,79 @@ def _emit(text: str, output: str | None) -> None:
 @click.option("--select", multiple=True, help="Only these rules (code, prefix or name); repeatable.")
 @click.option("--ignore", multiple=True, help="Skip these rules (code, prefix or name); repeatable.")
 @click.option("--extend-select", multiple=True, help="Add rules to the selection; repeatable.")
-@click.option("--color/--no-color", default=None, help="Colour the text output (default: when a terminal).")
-def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend_select, color):
-    """Check manuscripts (.tex) and camspec supplements (.yaml/.yml/.json)."""
+@click.option("--color", "color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+              help="Colour the text output (auto: on a terminal, unless NO_COLOR; FORCE_COLOR forces it).")
+@click.option("--no-color", "color", flag_value="never", hidden=True)
+@click.option("--stdin-filename", help="With PATH '-': the name (and so the type and configuration) of stdin.")
+@click.option("-q", "--quiet", is_flag=True, help="Findings only: no checklist tables, summary or notes.")
+@click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (2 still means unreadable input).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the parse cache.")
+@click.option("--show-settings", is_flag=True,
+              help="Print the configuration for the first PATH, and where each value came from; check nothing.")
+def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend_select, color, stdin_filename,
+          quiet, statistics, exit_zero, no_cache, show_settings):
+    """Check manuscripts (.tex) and camspec supplements (.yaml/.yml/.json); '-' reads stdin."""
+    import os
+
     from camlint.config import CliOverrides
-    from camlint.runner import run_check
-
     from camlint.errors import InputError
+    from camlint.runner import run_check
+    from camlint.selectors import check_selectors, split_values
 
+    if no_cache:
+        os.environ["CAMLINT_NO_CACHE"] = "1"
     overrides = CliOverrides(select=select, ignore=ignore, extend_select=extend_select,
                              fail_on=fail_on, format=fmt)
     try:
-        result = run_check(list(paths), spec=spec, overrides=overrides, config_file=config_file,
-                           progress=sys.stderr.isatty())
-    except InputError as exc:   # e.g. a configuration file that cannot be read: a usage error
-        click.echo(f"camlint: {exc}", err=True)
-        sys.exit(EXIT_INPUT)
-    from camlint.formats import render
+        for flag, values in (("--select", select), ("--ignore", ignore), ("--extend-select", extend_select)):
+            check_selectors(split_values(values), "", flag)
+        if show_settings:
+            _show_settings(paths[0] if str(paths[0]) != "-" else Path(stdin_filename or "-"), config_file, overrides)
+        if output:
+            from camlint.terminal import check_writable
 
-    fmt = result.format
-    color = sys.stdout.isatty() if color is None and not output else bool(color)
-    text = render(fmt, result.reports, result.errors, color=color)
-    _emit(text, output)
-    for err in result.errors:
-        click.echo(f"camlint: {err}", err=True)
-    from camlint.sanitize import printable
+            check_writable(output)
+        from camlint.terminal import StdinDocument
 
-    for path, why in result.skipped:   # check DIR: what was not read, and why
-        click.echo(f"camlint: skipped {printable(path)}: {why}", err=True)
+        with StdinDocument(paths, stdin_filename) as (files, displays):
+            result = run_check(files, spec=spec, overrides=overrides, config_file=config_file,
+                               progress=sys.stderr.isatty() and not quiet, displays=displays)
+    except InputError as exc:   # a bad option, configuration file or output path: a usage error
+        _usage_error(exc)
+    _report(result, output, color, quiet, statistics)
     if result.errors:
         sys.exit(EXIT_INPUT)
-    sys.exit(EXIT_FINDINGS if result.failed else EXIT_OK)
+    sys.exit(EXIT_FINDINGS if result.failed and not exit_zero else EXIT_OK)
+
+
+def _show_settings(path: Path, config_file, overrides) -> None:
+    from camlint.runner import _config_for
+
+    click.echo(_config_for(path, config_file, overrides, {}).show(), nl=False)
+    sys.exit(EXIT_OK)
+
+
+def _report(result, output, color, quiet: bool, statistics: bool) -> None:
+    from camlint.formats import render, statistics as stats
+    from camlint.sanitize import printable
+    from camlint.terminal import use_color
+
+    fmt = result.format
+    color = use_color(color, sys.stdout, bool(output))
+    if statistics:
+        text = stats(result.reports, as_json=fmt == "json")
+    elif result.reports or fmt not in _HUMAN_FORMATS:
+        text = render(fmt, result.reports, result.errors, color=color, quiet=quiet, fail_on=result.fail_on)
+    else:
+        text = ""
+    _emit(text, output, color)
+    for err in result.errors:
+        click.echo(f"camlint: {err}", err=True)
+    for note in result.notes if fmt in _HUMAN_FORMATS and not quiet else ():   # machine formats stay clean
+        click.echo(f"camlint: note: {printable(note)}", err=True)
+    for path, why in result.skipped if not quiet else ():   # check DIR: what was not read, and why
+        click.echo(f"camlint: skipped {printable(path)}: {why}", err=True)
 
 
 def _single_report(path: Path, spec: Path | None):
@@ -119,7 +176,14 @@ def _single_report(path: Path, spec: Path | None):
 def checklist(paths, fmt, spec, output):
     """The filled reporting checklist (key, status, value, where stated)."""
     from camlint.checklist import RENDERERS
+    from camlint.errors import InputError
+    from camlint.terminal import check_writable
 
+    try:
+        if output:
+            check_writable(output)
+    except InputError as exc:
+        _usage_error(exc)
     reports = [r for p in paths for r in _single_report(p, spec)]
     _emit(RENDERERS[fmt](reports), output)
 
@@ -194,8 +258,10 @@ def verify(spec, device, maps_out, fmt, output):
     except InputError as exc:
         click.echo(f"camlint: {exc}", err=True)
         sys.exit(EXIT_INPUT)
-    text = render_json(report) if fmt == "json" else render_text(report, sys.stdout.isatty() and not output)
-    _emit(text, output)
+    from camlint.terminal import use_color
+
+    color = use_color("auto", sys.stdout, bool(output))
+    _emit(render_json(report) if fmt == "json" else render_text(report, color), output, color)
     sys.exit(EXIT_FINDINGS if report.reproduced is False else EXIT_OK)
 
 
@@ -259,7 +325,10 @@ def rules(fmt):
     """List every rule: code, name, checklist key, default severity."""
     from camlint.explain import rules_json, rules_table
 
-    click.echo(rules_json() if fmt == "json" else rules_table(sys.stdout.isatty()), nl=False)
+    from camlint.terminal import use_color
+
+    color = use_color()
+    click.echo(rules_json() if fmt == "json" else rules_table(color), nl=False, color=color)
 
 
 @main.command()

@@ -1,18 +1,26 @@
-"""Find the documents in a folder: main .tex files and camspec supplements."""
+"""Find the documents in a folder: main .tex files and camspec supplements.
+
+A YAML/JSON file is a camspec only when it says so (a top-level `camspec:` key) or is named:
+by --spec, by a `% camspec: FILE` link in a .tex file of the folder, or by the configuration's
+`camspecs` patterns. Any other YAML (Hydra configs, CI files, data cards) is not camlint's.
+Every candidate file that is not read is reported with the reason (`skipped`).
+"""
 from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
-from camlint.keys import KEYS
-
 _DOCUMENTCLASS = re.compile(r"^[^%\n]*\\documentclass", re.M)
-_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".hypothesis", "build", "dist"}
-_SPEC_KEY = re.compile(r"^(camspec|" + "|".join(KEYS) + r")\s*:", re.M)
+_DECLARED = {"yaml": re.compile(r"^\{?\s*[\"']?camspec[\"']?\s*:", re.M),
+             "json": re.compile(r"^\s*\{?\s*\"camspec\"\s*:", re.M)}
+_LINK = re.compile(r"^[ \t]*%+[ \t]*camspec[ \t]*:[ \t]*(\S+)[ \t]*$", re.M)
 _HEAD_BYTES = 64 * 1024
-_TEX_SUFFIXES = (".tex", ".ltx", ".latex")
-_SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+_LINK_SCAN_BYTES = 1024 * 1024
+TEX_SUFFIXES = (".tex", ".ltx", ".latex")
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+_VCS = {".git", ".hg", ".svn"}     # never searched, whatever `exclude` says
 
 
 def _head(path: Path, limit: int = _HEAD_BYTES) -> str:
@@ -33,54 +41,65 @@ def is_main_tex(path: Path) -> bool:
     return bool(_DOCUMENTCLASS.search(_head(path, MAX_FILE_BYTES)))
 
 
-def is_camspec(path: Path) -> bool:
-    """A YAML/JSON file whose top-level keys include the camspec version or checklist keys."""
-    head = _head(path)
-    if path.suffix == ".json":
-        return '"camspec"' in head or sum(f'"{k}"' in head for k in KEYS) >= 3
-    return len(set(m.group(1) for m in _SPEC_KEY.finditer(head))) >= 2 or bool(re.search(r"^camspec\s*:", head, re.M))
+def declares_camspec(path: Path) -> bool:
+    """A top-level `camspec:` key (YAML, also flow style) or `"camspec":` (JSON)."""
+    return bool(_DECLARED["json" if path.suffix.lower() == ".json" else "yaml"].search(_head(path)))
 
 
-def documents_in(folder: Path) -> list[Path]:
-    return scan_folder(folder)[0]
+def linked_specs(tex: Path) -> set[Path]:
+    """Files named by `% camspec: FILE` comments in a .tex file."""
+    return {(tex.parent / m.group(1)).resolve() for m in _LINK.finditer(_head(tex, _LINK_SCAN_BYTES))}
 
 
-def scan_folder(folder: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """The documents in a folder, and every candidate file (or hidden folder) skipped, with why."""
-    found: list[Path] = []
-    skipped: list[tuple[Path, str]] = []
+def documents_in(folder: Path, config=None, named=(), skipped: list | None = None) -> list[Path]:
+    """Main .tex files and camspecs below `folder`, minus what the configuration excludes.
+
+    `named`: files named as camspecs elsewhere (--spec). `skipped` collects (path, why) for every
+    candidate that is not read."""
+    from camlint.config import Config
+
+    config = config or Config()
+    skipped = [] if skipped is None else skipped
+    base = config.base() if config.relative(folder) is not None else folder.resolve()
     top = folder.resolve()
+    tex, data = [], []
     for root, dirs, files in os.walk(folder):
         for d in sorted(dirs):
             if (Path(root) / d).is_symlink():
                 skipped.append((Path(root) / d, "a link to a folder; not followed"))
-            elif d.startswith(".") and d not in _SKIP_DIRS:
-                skipped.append((Path(root) / d, "hidden folder, not searched"))
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if d not in _VCS and not (Path(root) / d).is_symlink()
+                         and not config.excluded(Path(root) / d, True, base))
         for name in sorted(files):
             p = Path(root) / name
             suffix = p.suffix.lower()
-            if suffix not in _TEX_SUFFIXES + _SPEC_SUFFIXES or (suffix in _SPEC_SUFFIXES and name.startswith(".")):
+            if suffix not in TEX_SUFFIXES + SPEC_SUFFIXES or config.excluded(p, False, base):
                 continue
             why = _unreadable(p, top)
             if why:
                 skipped.append((p, why))
-            elif suffix in _TEX_SUFFIXES:
-                if is_main_tex(p):
-                    found.append(p)
-                else:
-                    skipped.append((p, "no \\documentclass: not a main file (read where a main file includes it)"))
-            elif is_camspec(p):
-                found.append(p)
+            elif suffix in TEX_SUFFIXES:
+                tex.append(p)
             else:
-                skipped.append((p, "not a camspec (no camspec: version or checklist keys at the top level)"))
-    return found, skipped
+                data.append(p)
+    mains = []
+    for p in tex:
+        if is_main_tex(p):
+            mains.append(p)
+        else:
+            skipped.append((p, "no \\documentclass: not a main file (read where a main file includes it)"))
+    named = {Path(n).resolve() for n in named}.union(*(linked_specs(p) for p in tex))
+    specs = []
+    for p in data:
+        if p.resolve() in named or config.names_camspec(p) or declares_camspec(p):
+            specs.append(p)
+        else:
+            skipped.append((p, "not a camspec (no top-level `camspec:` key, not named by --spec, "
+                               "a `% camspec:` link or the configuration)"))
+    return sorted(mains + specs, key=lambda p: (str(p.parent), p.name))
 
 
 def _unreadable(p: Path, top: Path) -> str:
     """Why a candidate file is not read at all ('' when it can be)."""
-    import stat
-
     from camlint.latex.source import MAX_FILE_BYTES
     from camlint.safeio import inside
 

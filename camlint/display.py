@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 
-def short_value(value, limit: int = 60) -> str:
+def short_value(value, limit: int | None = 60) -> str:
+    """One line; cut at `limit` characters (None: never cut)."""
     if value is None:
         return ""
     if isinstance(value, dict):
@@ -13,7 +14,7 @@ def short_value(value, limit: int = 60) -> str:
     else:
         text = _atom(value)
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _atom(v) -> str:

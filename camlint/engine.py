@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import bisect
+from dataclasses import replace
 
 from camlint.analysis import Analysis
 from camlint.findings import ChecklistEntry, DocumentReport, Finding, cap_per_rule_and_file
@@ -43,8 +44,9 @@ def report_of(analysis: Analysis, config=None) -> DocumentReport:
         if not analysis.uses_cam:
             rep.checklist[key] = ChecklistEntry(NOT_APPLICABLE, None, [])
             continue
-        rep.checklist[key] = ChecklistEntry(status, analysis.values.get(key),
-                                            list(analysis.evidence.get(key) or []))
+        rep.checklist[key] = ChecklistEntry(status, analysis.values.get(key), [
+            replace(e, section=e.section or _section_of(analysis, e.file, e.line))
+            for e in analysis.evidence.get(key) or []])
     findings = findings_of(analysis, config)
     if config is not None:
         findings, suppressed = config.apply_suppressions(analysis, findings)

@@ -39,9 +39,10 @@ class Evidence:
     line: int
     col: int
     text: str
+    section: str = field(default="", compare=False)   # enclosing section (or camspec key): for citations
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {"file": self.file, "line": self.line, "col": self.col, "text": self.text}
 
 
 @dataclass

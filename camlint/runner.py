@@ -18,24 +18,36 @@ class CheckResult:
     skipped: list = field(default_factory=list)    # (path, why): files `check DIR` did not read
     format: str = "text"
     failed: bool = False
+    notes: list = field(default_factory=list)
+    fail_on: dict = field(default_factory=dict)     # report path -> the severity that fails the gate
 
 
-def expand(paths: list[Path], skipped: list | None = None) -> tuple[list[Path], list[InputError]]:
-    files, errors = [], []
+def expand(paths: list[Path], config_for, spec: Path | None = None, skipped: list | None = None
+           ) -> tuple[list[Path], list[InputError], list[str]]:
+    """Files to check, input errors, and notes (a named YAML file that does not say it is a camspec).
+
+    `skipped` collects (display path, why) for each file a folder scan did not read."""
+    from camlint.discover import SPEC_SUFFIXES, declares_camspec, documents_in
+
+    files, errors, notes = [], [], []
     for p in paths:
         if p.is_dir():
-            from camlint.discover import scan_folder
-
-            found, passed_over = scan_folder(p)
+            passed_over: list = []
+            found = documents_in(p, config_for(p), named=[spec] if spec else (), skipped=passed_over)
             if skipped is not None:
                 skipped.extend((display_path(f), why) for f, why in passed_over)
             if not found:
                 errors.append(InputError("no manuscript (.tex with \\documentclass) or camspec file found",
                                          display_path(p)))
             files.extend(found)
+        elif not p.exists() and not p.is_symlink():
+            errors.append(InputError("no such file or folder", display_path(p)))
         else:
             files.append(p)
-    return files, errors
+            if p.suffix.lower() in SPEC_SUFFIXES and p.is_file() and not declares_camspec(p):
+                notes.append(f"{display_path(p)}: no top-level `camspec: 1` key; checked as a camspec because "
+                             "it was named (in a folder it would be skipped)")
+    return files, errors, notes
 
 
 PARALLEL_FROM = 8       # documents: below this, process start-up costs more than it saves
@@ -45,7 +57,7 @@ PROGRESS_FROM = 4       # documents: a progress bar from this many on (terminals
 def _config_for(f: Path, config_file: Path | None, overrides: CliOverrides, cache: dict) -> Config:
     from camlint.config import find_config_file
 
-    cfg_path = config_file or (find_config_file(f.resolve()) if f.exists() else None)
+    cfg_path = config_file or find_config_file(f.resolve())
     if cfg_path not in cache:
         cache[cfg_path] = (load_config(explicit=cfg_path) if cfg_path else Config()).with_overrides(overrides)
     return cache[cfg_path]
@@ -53,28 +65,39 @@ def _config_for(f: Path, config_file: Path | None, overrides: CliOverrides, cach
 
 def _check_one(job):
     """One document (run in a worker process when there are many): (report, error)."""
-    f, spec, cfg = job
+    f, spec, cfg, display = job
     try:
-        return check_file(f, spec=spec, config=cfg), None
+        return check_file(f, spec=spec, config=cfg, display=display), None
     except InputError as exc:
         return None, exc
 
 
 def run_check(paths: list[Path], *, spec: Path | None = None, overrides: CliOverrides = CliOverrides(),
-              config_file: Path | None = None, progress: bool = False) -> CheckResult:
+              config_file: Path | None = None, progress: bool = False, displays: dict | None = None
+              ) -> CheckResult:
+    """`displays`: the name to report for a file checked under another name (stdin)."""
+    from camlint.discover import SPEC_SUFFIXES
+
+    displays = displays or {}
+
+    if spec is not None and spec.suffix.lower() not in SPEC_SUFFIXES:
+        raise InputError(f"--spec takes a camspec supplement (.yaml, .yml or .json), not {display_path(spec)}")
     result = CheckResult()
-    files, result.errors = expand(paths, result.skipped)
+    configs: dict = {}
+    files, result.errors, result.notes = expand(
+        paths, lambda p: _config_for(p, config_file, overrides, configs), spec, result.skipped)
     if spec is not None and not spec.is_file():
         result.errors.append(InputError("no such spec file", display_path(spec)))
         spec = None
-    configs: dict = {}
-    jobs = [(f, spec, _config_for(f, config_file, overrides, configs)) for f in files]
+    jobs = [(f, spec, _config_for(Path(displays.get(f, f)), config_file, overrides, configs), displays.get(f))
+            for f in files]
     result.format = jobs[-1][2].format if jobs else (overrides.format or "text")
-    for (report, error), (_, _, cfg) in zip(_run_jobs(jobs, progress), jobs):
+    for (report, error), (_, _, cfg, _) in zip(_run_jobs(jobs, progress), jobs):
         if error is not None:
             result.errors.append(error)
             continue
         result.reports.append(report)
+        result.fail_on[report.path] = cfg.fail_on
         if any(SEVERITY_RANK[x.severity] >= SEVERITY_RANK[cfg.fail_on] for x in report.findings):
             result.failed = True
     return result

@@ -80,9 +80,12 @@ def test_github_escape_functions():
     assert escape_property("x:y,z%") == "x%3Ay%2Cz%25"
 
 
+def _junit(*args) -> ET.Element:
+    return ET.fromstring(_out("check", MANUSCRIPTS / "m13_attention_vague" / "main.tex", "--format", "junit", *args))
+
+
 def test_junit_one_case_per_key_per_document():
-    root = ET.fromstring(_out("check", MANUSCRIPTS / "m13_attention_vague" / "main.tex", "--format", "junit"))
-    suite = root.find("testsuite")
+    suite = _junit("--fail-on", "info").find("testsuite")
     cases = suite.findall("testcase")
     assert [c.get("name") for c in cases][:12] == ["model", "method", "layer", "location", "target", "tokens",
                                                  "reshape", "weighting", "heads", "relu", "postprocess",
@@ -90,6 +93,64 @@ def test_junit_one_case_per_key_per_document():
     failed = {c.get("name") for c in cases if c.find("failure") is not None}
     assert {"target", "tokens", "heads"} <= failed and "method" not in failed
     assert int(suite.get("failures")) == len(failed)
+
+
+def test_junit_fails_only_what_fails_the_gate():
+    """m13 has errors (target, tokens...) and warnings (model, heads): under --fail-on error the
+    warnings are recorded in the case's output, not as failures; under warning they fail."""
+    proc = run_cli("check", MANUSCRIPTS / "m13_attention_vague" / "main.tex", "--format", "junit")
+    suite = ET.fromstring(proc.stdout).find("testsuite")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    failed = {n for n, c in cases.items() if c.find("failure") is not None}
+    assert failed == {"target", "tokens", "reshape", "weighting", "relu", "postprocess", "implementation"}
+    assert int(suite.get("failures")) == len(failed) and proc.returncode == 1
+    assert "CAM109 [warning]" in cases["heads"].find("system-out").text
+    assert "CAM101 [warning]" in cases["model"].find("system-out").text
+    strict = {c.get("name") for c in _junit("--fail-on", "warning").find("testsuite").findall("testcase")
+              if c.find("failure") is not None}
+    assert strict == failed | {"model", "heads"}
+
+
+def test_junit_of_a_passing_gate_has_no_failures():
+    spec = FIXTURES / "specs" / "handwritten-noncanonical.yaml"     # warnings only
+    proc = run_cli("check", spec, "--format", "junit", "--fail-on", "error")
+    root = ET.fromstring(proc.stdout)
+    assert proc.returncode == 0
+    assert root.findall(".//failure") == [] and root.find("testsuite").get("failures") == "0"
+    assert "[warning]" in "".join(e.text or "" for e in root.iter("system-out"))
+
+
+def _suppressed_paper(tmp_path) -> Path:
+    paper = tmp_path / "main.tex"
+    paper.write_text(A02_LIKE.read_text().replace(
+        "\\begin{document}", "\\begin{document}\n% camlint: disable=CAM112 -- code released on acceptance\n", 1))
+    return paper
+
+
+def test_sarif_lists_suppressed_findings_with_their_justification(tmp_path):
+    paper = _suppressed_paper(tmp_path)
+    plain = json.loads(_out("check", A02_LIKE, "--format", "sarif"))["runs"][0]["results"]
+    sarif = json.loads(_out("check", paper, "--format", "sarif"))
+    _validate_sarif(sarif)
+    results = sarif["runs"][0]["results"]
+    suppressed = [r for r in results if r.get("suppressions")]
+    assert [r["ruleId"] for r in suppressed] == ["CAM112"]
+    assert suppressed[0]["suppressions"] == [{"kind": "inSource", "status": "accepted",
+                                              "justification": "code released on acceptance"}]
+    assert len(results) == len(plain)     # listed, not dropped
+    active = [r for r in results if not r.get("suppressions")]
+    assert "CAM112" not in {r["ruleId"] for r in active}
+
+
+def _validate_sarif(sarif: dict) -> None:
+    schema_path = SHARED / "data" / "sarif-schema-2.1.0.json"
+    if not schema_path.exists():
+        pytest.skip("../shared/data/sarif-schema-2.1.0.json is not available here (CI has it)")
+    import jsonschema
+
+    schema = json.loads(schema_path.read_text())
+    errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(sarif))
+    assert errors == [], errors[0].message if errors else ""
 
 
 def test_gitlab_code_quality():

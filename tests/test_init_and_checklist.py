@@ -73,6 +73,6 @@ def test_checklist_formats(fmt):
     elif fmt == "yaml":
         assert yaml.safe_load(out)["checklist"]["heads"]["status"] == "not_applicable"
     elif fmt == "latex":
-        assert "\\begin{tabular}" in out and "reshape & reported" in out
+        assert "\\begin{tabularx}" in out and "reshape & reported" in out
     else:
         assert "| `reshape` | ✅ reported |" in out

@@ -55,8 +55,25 @@ def test_precommit_passes_on_a_good_manuscript(tmp_path):
     assert "Passed" in proc.stdout
 
 
-def test_hook_definition_matches_the_documented_files():
+def test_hook_definition_follows_pre_commit_conventions():
     import yaml
 
-    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert hooks[0]["id"] == "camlint" and hooks[0]["files"] == r"\.(tex|ya?ml|json)$"
+    hook = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())[0]
+    assert hook["id"] == "camlint" and hook["language"] == "python"
+    assert set(hook["types_or"]) >= {"tex", "yaml", "json"} and "files" not in hook
+    assert tuple(int(x) for x in hook["minimum_pre_commit_version"].split(".")) >= (2, 9, 0)   # types_or
+    assert hook["entry"].split()[:2] == ["camlint", "check"] and "--format concise" in hook["entry"]
+    assert hook["pass_filenames"] is False and hook["args"] == ["."]
+
+
+def test_hook_output_is_concise(tmp_path):
+    """The hook's own command on a failing manuscript: one line per finding, no tables."""
+    import yaml
+
+    hook = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())[0]
+    shutil.copytree(BAD, tmp_path / "paper")
+    proc = subprocess.run([sys.executable, "-m", "camlint", *hook["entry"].split()[1:], *hook["args"]],
+                          cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "CAMLINT_NO_CACHE": "1"})
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 1 and 0 < len(lines) <= 12
+    assert all(line.startswith("paper/main.tex:") for line in lines), proc.stdout

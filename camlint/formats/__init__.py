@@ -30,3 +30,17 @@ def render(fmt: str, reports, errors=(), **options) -> str:
     out = module.render([printable_report(r) for r in reports], [printable_error(e) for e in errors], **options)
     # the text format's own colours are escape sequences; its input strings are clean already
     return out if fmt == "text" and options.get("color") else printable_lines(out)
+
+
+def statistics(reports, as_json: bool = False) -> str:
+    """--statistics: how many findings each rule raised, most frequent first."""
+    counts: dict = {}
+    for rep in reports:
+        for f in rep.findings:
+            counts[(f.code, f.name)] = counts.get((f.code, f.name), 0) + 1
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0]))
+    if as_json:
+        import json
+
+        return json.dumps([{"code": c, "name": n, "count": k} for (c, n), k in rows], indent=2) + "\n"
+    return "".join(f"{k:>5}  {c}  {n}\n" for (c, n), k in rows)

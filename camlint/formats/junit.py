@@ -1,36 +1,58 @@
-"""JUnit XML: one test case per checklist key per document (failed when a finding flags it)."""
+"""JUnit XML: one test case per checklist key per document.
+
+A test case fails only for what fails the gate (findings at or above --fail-on); findings
+below it are recorded in the case's output without failing it, so CI dashboards agree with
+the exit status.
+"""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
 from camlint.display import short_value
+from camlint.findings import SEVERITY_RANK
 from camlint.keys import KEYS, NOT_APPLICABLE
 
 
-def render(reports, errors=(), **_) -> str:
+def _line(f) -> str:
+    return f"{f.file}:{f.line}:{f.col}: {f.code} [{f.severity}] {f.message}\n  hint: {f.hint}"
+
+
+def _case(suite, rep, key: str, findings: list, fail_on: str) -> tuple[bool, bool]:
+    """One test case; (failed, skipped)."""
+    case = ET.SubElement(suite, "testcase", classname=rep.path, name=key)
+    entry = rep.checklist.get(key)
+    failing = [f for f in findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on]]
+    below = [f for f in findings if f not in failing]
+    skipped = not findings and entry is not None and entry.status == NOT_APPLICABLE
+    if failing:
+        first = failing[0]
+        fail = ET.SubElement(case, "failure", message=f"{first.code} {first.message}", type=first.code)
+        fail.text = "\n".join(_line(f) for f in failing)
+    elif skipped:
+        ET.SubElement(case, "skipped", message="not applicable")
+    out = [f"{entry.status}: {short_value(entry.value, 200)}"] if entry is not None else []
+    if below:
+        out.append(f"findings below --fail-on {fail_on} (not failing):")
+        out += [_line(f) for f in below]
+    if out:
+        ET.SubElement(case, "system-out").text = "\n".join(out)
+    return bool(failing), skipped
+
+
+def render(reports, errors=(), *, fail_on=None, **_) -> str:
+    """`fail_on`: the gate's severity, one for all or {document path: severity} (default error)."""
     suites = ET.Element("testsuites", name="camlint")
     for rep in reports:
+        level = (fail_on.get(rep.path, "error") if isinstance(fail_on, dict) else fail_on) or "error"
         by_key: dict[str, list] = {}
         for f in rep.findings:
             by_key.setdefault(f.item or "document", []).append(f)
         suite = ET.SubElement(suites, "testsuite", name=rep.path)
         failures = skipped = 0
         for key in [*KEYS, "document"]:
-            case = ET.SubElement(suite, "testcase", classname=rep.path, name=key)
-            entry = rep.checklist.get(key)
-            findings = by_key.get(key, [])
-            if findings:
-                failures += 1
-                first = findings[0]
-                fail = ET.SubElement(case, "failure", message=f"{first.code} {first.message}", type=first.code)
-                fail.text = "\n".join(f"{f.file}:{f.line}:{f.col}: {f.code} [{f.severity}] {f.message}\n"
-                                      f"  hint: {f.hint}" for f in findings)
-            elif entry is not None and entry.status == NOT_APPLICABLE:
-                skipped += 1
-                ET.SubElement(case, "skipped", message="not applicable")
-            if entry is not None:
-                out = ET.SubElement(case, "system-out")
-                out.text = f"{entry.status}: {short_value(entry.value, 200)}"
+            failed, skip = _case(suite, rep, key, by_key.get(key, []), level)
+            failures += failed
+            skipped += skip
         suite.set("tests", str(len(KEYS) + 1))
         suite.set("failures", str(failures))
         suite.set("skipped", str(skipped))

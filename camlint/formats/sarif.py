@@ -30,15 +30,18 @@ def fingerprint(f, occurrence: int) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
-def fingerprinted(reports):
+def fingerprinted(reports, suppressed: bool = False):
     """(report, finding, fingerprint); findings alike in rule, item, section and file are told
-    apart by their order of occurrence, not by their line."""
+    apart by their order of occurrence, not by their line. Suppressed findings are counted
+    too (yielded only with `suppressed=True`), so suppressing one never renames another."""
     seen: dict = {}
     for rep in reports:
-        for f in rep.findings:
+        every = sorted([*rep.findings, *rep.suppressed], key=lambda f: (f.file != rep.path, f.file, f.line, f.col))
+        for f in every:
             base = (f.code, f.item, f.section, f.file)
             seen[base] = seen.get(base, -1) + 1
-            yield rep, f, fingerprint(f, seen[base])
+            if suppressed or f.suppressed is None:
+                yield rep, f, fingerprint(f, seen[base])
 
 
 def _rule_descriptor(rule) -> dict:
@@ -54,22 +57,30 @@ def _rule_descriptor(rule) -> dict:
     }
 
 
+def _result(rep, f, print_: str, index: dict) -> dict:
+    result = {
+        "ruleId": f.code,
+        "ruleIndex": index[f.code],
+        "level": LEVEL[f.severity],
+        "message": {"text": f"{f.message}. Hint: {f.hint}"},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": _uri(f.file),
+            "region": {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)},
+        }}],
+        "partialFingerprints": {"camlintFindingHash/v1": print_},
+        "properties": {"checklistItem": f.item, "document": rep.path, "section": f.section},
+    }
+    if f.suppressed is not None:   # listed, as code-scanning consumers expect, and marked suppressed
+        result["suppressions"] = [{"kind": "inSource", "status": "accepted", "justification": f.suppressed}]
+    return result
+
+
 def payload(reports, errors=()) -> dict:
     index = {r.code: i for i, r in enumerate(RULES)}
     results = []
-    for rep, f, print_ in fingerprinted(reports):
-        results.append({
-            "ruleId": f.code,
-            "ruleIndex": index[f.code],
-            "level": LEVEL[f.severity],
-            "message": {"text": f"{f.message}. Hint: {f.hint}"},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": _uri(f.file),
-                "region": {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)},
-            }}],
-            "partialFingerprints": {"camlintFindingHash/v1": print_},
-            "properties": {"checklistItem": f.item, "document": rep.path, "section": f.section},
-        })
+    for rep, f, print_ in fingerprinted(reports, suppressed=True):
+        results.append(_result(rep, f, print_, index))
+
     notifications = [{"level": "error", "message": {"text": e.message},
                       "locations": [{"physicalLocation": {"artifactLocation": _uri(e.file),
                                                           **({"region": {"startLine": e.line, "startColumn": max(e.col, 1)}}

@@ -52,10 +52,14 @@ def _console(color: bool | None, width: int | None) -> tuple[Console, io.StringI
     return console, buf
 
 
-def render(reports, errors=(), *, color: bool | None = None, width: int | None = None, **_) -> str:
+def render(reports, errors=(), *, color: bool | None = None, width: int | None = None, quiet: bool = False,
+           **_) -> str:
+    """`quiet`: the findings only (no checklist tables, summary or totals)."""
     console, buf = _console(color, width)
     for rep in reports:
-        _render_report(console, rep)
+        _render_report(console, rep, quiet)
+    if quiet:
+        return buf.getvalue()
     if len(reports) > 1:
         console.print(summary_table(reports))
     totals = defaultdict(int)
@@ -69,9 +73,11 @@ def render(reports, errors=(), *, color: bool | None = None, width: int | None =
     return buf.getvalue()
 
 
-def _render_report(console: Console, rep) -> None:
+def _render_report(console: Console, rep, quiet: bool = False) -> None:
+    if quiet and not rep.findings:
+        return
     console.print(Text(rep.path, style="bold underline"))
-    if not rep.uses_cam_on_transformer:
+    if not rep.uses_cam_on_transformer and not quiet:
         console.print("  no CAM-style method applied to a transformer was found: nothing to report")
     by_file = defaultdict(list)
     for f in rep.findings:
@@ -93,7 +99,7 @@ def _render_report(console: Console, rep) -> None:
     for f in rep.suppressed:
         console.print(Text(f"  {f.file}:{f.line}:{f.col}  suppressed {f.code}: {f.suppressed or 'no reason given'}",
                            style="dim"))
-    if rep.uses_cam_on_transformer:
+    if rep.uses_cam_on_transformer and not quiet:
         console.print(checklist_table(rep))
     console.print()
 
