@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
 from camlint.extract import special
+from camlint.extract.normalize import normalise
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import low, vocabulary
 from camlint.findings import Evidence
@@ -69,6 +70,12 @@ class Relevance:
     def cam(self, raw: str) -> bool:
         return bool(vocabulary().cam_triggers.search(low(raw)))
 
+    def widen(self, sections, cam_sections: set[int]) -> set[int]:
+        """Sections parsed in full: those that mention CAM and those that inherit its scope."""
+        from camlint.extract.scope import cam_titled, inherited
+
+        return cam_sections | inherited(sections, cam_titled(sections, vocabulary()), vocabulary())
+
     def sizes(self, raw: str) -> list[tuple[int, int, int]]:
         """(position, priority, side) of statements of the network's input size, in raw LaTeX."""
         raw = low(raw)
@@ -101,8 +108,8 @@ def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
     grid = value.get("grid")
     if not isinstance(grid, dict) or "formula" not in grid:
         return value
-    patch = grid["patch"]
-    for rx in _INPUT_SIZE:
+    patch = grid["patch"] or _patch_size(sentences)
+    for rx in _INPUT_SIZE if patch else ():
         for s in sentences:
             m = rx.search(s.text)
             if m:
@@ -113,6 +120,18 @@ def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
     return {**{k: v for k, v in value.items() if k != "grid"}, "text": grid["formula"]}
 
 
+_PATCH_SIZE = re.compile(r"\bp\s*=\s*(\d{1,2})\b|\bpatch(?:es)? (?:size )?(?:of )?(\d{1,2})\b|\b(\d{1,2})[- ]?(?:pixel|px)[- ]patch")
+
+
+def _patch_size(sentences: list[Sentence]) -> int | None:
+    """The patch side P where the paper states it (P = 16, patch size 14, 16-pixel patches)."""
+    for s in sentences:
+        m = _PATCH_SIZE.search(s.low)
+        if m:
+            return int(next(g for g in m.groups() if g))
+    return None
+
+
 def _raw_transformer_sections(doc: DocumentText) -> set[int]:
     """Sections of the paper's own work whose text names a transformer (parsed or not)."""
     own = {s.index for s in doc.sections if s.role not in ("related", "introduction", "references")}
@@ -121,7 +140,7 @@ def _raw_transformer_sections(doc: DocumentText) -> set[int]:
 
 def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     vocab = vocabulary()
-    sentences = [s for s in doc.sentences() if s.unit.kind != "code"]
+    sentences = [normalise(s) for s in doc.sentences() if s.unit.kind != "code"]
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
     result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, scope.cam_sections,

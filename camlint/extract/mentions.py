@@ -97,7 +97,7 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
             return None
         return [r, c], {}
     if kind == "formula":
-        return {"formula": m.group(0), "patch": int(g["p"])}, {}
+        return {"formula": m.group(0), "patch": int(g["p"]) if g["p"].isdigit() else None}, {}
     if kind == "named_class":
         name = g["name"].lower()
         if name in _NOT_A_CLASS:

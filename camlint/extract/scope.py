@@ -37,6 +37,7 @@ class Scope:
     small: set[int] = field(default_factory=set)            # sections with few paragraphs
     cam_units: set[int] = field(default_factory=set)        # ids of paragraphs/captions about CAM
     cam_floats: set[tuple] = field(default_factory=set)     # (file, section, float env) with a CAM caption
+    cam_sentences: set[tuple] = field(default_factory=set)  # (unit id, start) of single sentences about the maps
 
     def role_ok(self, s: Sentence) -> bool:
         return s.section.role not in OUT_OF_SCOPE_ROLES
@@ -53,7 +54,7 @@ class Scope:
         if self.is_cnn_only(s) or self.is_other_method(s):
             return False
         sec = s.section.index
-        if sec in self.cam_titles or id(s.unit) in self.cam_units:
+        if sec in self.cam_titles or id(s.unit) in self.cam_units or (id(s.unit), s.start) in self.cam_sentences:
             return True
         if s.unit.float_env and (s.unit.file.display, sec, s.unit.float_env) in self.cam_floats:
             return True
@@ -66,6 +67,7 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
         if sec.role not in OUT_OF_SCOPE_ROLES and sec.title and vocab.cam_titles.search(low(sec.title)):
             scope.cam_titles.add(sec.index)
             scope.cam_sections.add(sec.index)
+    _inherit(doc, scope, vocab)
     paragraphs: dict[int, int] = {}
     for u in doc.units:
         if u.kind in ("text", "item"):
@@ -83,7 +85,52 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
     for s in sentences:
         if s.section.index in scope.cam_sections and vocab.map_words.search(s.low):
             scope.cam_units.add(id(s.unit))
+        elif s.section.role in OWN_ROLES and vocab.explanation_words.search(s.low):
+            scope.cam_sentences.add((id(s.unit), s.start))
     return scope
+
+
+OWN_ROLES = frozenset({"method", "appendix", "experiments", "other"})
+
+
+def families(sections) -> dict[int, int]:
+    """Section index -> index of the top-level section it belongs to (the section tree)."""
+    out, top = {}, None
+    for sec in sections:
+        if top is None or not sec.top_title or sec.title == sec.top_title or \
+                sec.top_title != sections[top].title:
+            top = sec.index
+        out[sec.index] = top
+    return out
+
+
+def cam_titled(sections, vocab: Vocabulary) -> set[int]:
+    return {sec.index for sec in sections
+            if sec.role not in OUT_OF_SCOPE_ROLES and sec.title and vocab.cam_titles.search(low(sec.title))}
+
+
+def inherited(sections, titled: set[int], vocab: Vocabulary) -> set[int]:
+    """Sections that inherit CAM scope: the subsections of a CAM-titled section, and, next to a
+    CAM subsection, sibling subsections about the map's ingredients (tokens, grid, target...)."""
+    family = families(sections)
+    cam_tops = {family[i] for i in titled}
+    out = set()
+    for sec in sections:
+        top = family[sec.index]
+        if sec.index in titled or sec.role in OUT_OF_SCOPE_ROLES or top not in cam_tops:
+            continue
+        title = low(sec.title or "")
+        if vocab.other_section.search(title):
+            continue    # a CNN comparator, a dataset, training: not the CAM procedure
+        if top in titled or vocab.ingredient_titles.search(title):
+            out.add(sec.index)
+    return out
+
+
+def _inherit(doc: DocumentText, scope: Scope, vocab: Vocabulary) -> None:
+    for i in inherited(doc.sections, set(scope.cam_titles), vocab):
+        scope.cam_titles.add(i)
+        scope.cam_sections.add(i)
 
 
 def _contrasted(text: str, pattern: re.Pattern, vocab: Vocabulary) -> bool:

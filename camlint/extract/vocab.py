@@ -54,6 +54,9 @@ class Vocabulary:
     cues: dict[str, re.Pattern]
     map_words: re.Pattern = None
     other_methods: re.Pattern = None
+    explanation_words: re.Pattern = None
+    ingredient_titles: re.Pattern = None
+    other_section: re.Pattern = None
     entries: dict[str, list[Entry]] = field(default_factory=dict)
     any_entry: dict[str, re.Pattern] = field(default_factory=dict)   # quick reject per key
     model: dict = field(default_factory=dict)
@@ -92,6 +95,9 @@ def vocabulary() -> Vocabulary:
         cues={k: _rx(p) for k, p in raw["cues"].items()},
         map_words=_rx(raw["map_words"]),
         other_methods=_rx(raw["other_methods"]),
+        explanation_words=_rx(raw["explanation_words"]),
+        ingredient_titles=_rx(raw["ingredient_titles"]),
+        other_section=_rx(raw["other_section"]),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
     )
     for key in ("method", "layer", "location", "target", "tokens", "reshape", "weighting",

@@ -96,8 +96,12 @@ class Sentence:
     start: int
     end: int
     text: str
+    offsets: list[int] | None = None   # normalised text: offset in `text` -> offset in the unit's text
 
     def line_col(self, pos: int = 0) -> tuple[int, int]:
+        if self.offsets is not None:
+            return self.unit.line_col(self.offsets[min(max(pos, 0), len(self.offsets) - 1)] if self.offsets
+                                      else self.start)
         return self.unit.line_col(self.start + pos)
 
     @property
@@ -522,6 +526,8 @@ def build_units(project: Project, relevant: Callable[[str, bool], bool], cache=N
     _raw_flags(project, pending, relevant, doc)
     cam_sections = set(doc.raw_flags.get("cam", ()))
     cam_sections |= {s.index for s in doc.sections if s.title and relevant.cam(s.title)}
+    if hasattr(relevant, "widen"):    # subsections that inherit the CAM scope of their section
+        cam_sections = relevant.widen(doc.sections, cam_sections)
     for kind, item, sec in pending:           # pass 2: parse what matters
         if kind == "unit":
             doc.units.append(item)
