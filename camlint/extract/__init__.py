@@ -184,7 +184,11 @@ def _presets_followed(in_scope: list[Sentence], bib: dict) -> list:
     from camlint.presets import presets_cited
 
     found, seen = [], set()
+    v = vocabulary()
     for s in in_scope:
+        # a preset counts where the paper says it follows it, not where it is merely cited
+        if not v.follows.search(s.low) or v.contrast.search(s.low):
+            continue
         texts = [bib.get(k, "") for k in s.cites()] + [s.text]
         for p in presets_cited(texts):
             if p.name not in seen:

@@ -55,6 +55,7 @@ class Vocabulary:
     map_words: re.Pattern = None
     other_methods: re.Pattern = None
     explanation_words: re.Pattern = None
+    follows: re.Pattern = None
     ingredient_titles: re.Pattern = None
     other_section: re.Pattern = None
     entries: dict[str, list[Entry]] = field(default_factory=dict)
@@ -96,6 +97,7 @@ def vocabulary() -> Vocabulary:
         map_words=_rx(raw["map_words"]),
         other_methods=_rx(raw["other_methods"]),
         explanation_words=_rx(raw["explanation_words"]),
+        follows=_rx(raw["follows"]),
         ingredient_titles=_rx(raw["ingredient_titles"]),
         other_section=_rx(raw["other_section"]),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
