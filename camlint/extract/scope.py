@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from camlint.extract.attribution import CNN, OTHER, Attribution
 from camlint.extract.vocab import Vocabulary, low
 from camlint.latex.units import DocumentText, Sentence
 
@@ -42,11 +43,16 @@ class Scope:
     def role_ok(self, s: Sentence) -> bool:
         return s.section.role not in OUT_OF_SCOPE_ROLES
 
+    attribution: Attribution | None = None
+
+    def __post_init__(self):
+        self.attribution = self.attribution or Attribution(self.vocab)
+
     def is_cnn_only(self, s: Sentence) -> bool:
-        return bool(self.vocab.cnn.search(s.low)) and not self.vocab.transformer.search(s.low)
+        return self.attribution.of(s) == CNN
 
     def is_other_method(self, s: Sentence) -> bool:
-        return bool(self.vocab.other_methods.search(s.low)) and not self.vocab.cam_triggers.search(s.low)
+        return self.attribution.of(s) == OTHER
 
     def in_scope(self, s: Sentence) -> bool:
         if not self.role_ok(s) or s.unit.kind in ("heading", "title"):
@@ -170,4 +176,6 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     if on_transformer or not on_cnn_only:
         return True
     # the CAM sections name the transformer ("For the transformer, features are taken from...")
-    return any(vocab.transformer.search(s.low) for s in sentences if s.section.index in cam_sections)
+    return any(vocab.transformer.search(s.low) and not vocab.negation.search(s.low)
+               and not vocab.baseline_words.search(s.low)
+               for s in sentences if s.section.index in cam_sections)

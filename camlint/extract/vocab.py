@@ -56,6 +56,10 @@ class Vocabulary:
     other_methods: re.Pattern = None
     explanation_words: re.Pattern = None
     follows: re.Pattern = None
+    baseline_reference: re.Pattern = None
+    cnn_section: re.Pattern = None
+    cited_other: re.Pattern = None
+    baseline_words: re.Pattern = None
     ingredient_titles: re.Pattern = None
     other_section: re.Pattern = None
     entries: dict[str, list[Entry]] = field(default_factory=dict)
@@ -98,6 +102,10 @@ def vocabulary() -> Vocabulary:
         other_methods=_rx(raw["other_methods"]),
         explanation_words=_rx(raw["explanation_words"]),
         follows=_rx(raw["follows"]),
+        baseline_reference=_rx(raw["baseline_reference"]),
+        cnn_section=_rx(raw["cnn_section"]),
+        cited_other=_rx(raw["cited_other"]),
+        baseline_words=_rx(raw["baseline_words"]),
         ingredient_titles=_rx(raw["ingredient_titles"]),
         other_section=_rx(raw["other_section"]),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
