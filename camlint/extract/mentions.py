@@ -99,7 +99,7 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
     if kind == "formula":
         return {"formula": m.group(0), "patch": int(g["p"]) if g["p"].isdigit() else None}, {}
     if kind == "named_class":
-        name = g["name"].lower() or "fixed class"     # "whatever the prediction": one fixed class
+        name = (g["name"] or "").lower() or "fixed class"     # "whatever the prediction": one fixed class
         if name in _NOT_A_CLASS:
             return None
         return name, {}

@@ -143,6 +143,8 @@ def _merge(a: Analysis, ex, project: Project) -> None:
                 continue
             spec_value = src.data[key]
             s_status = judge.status_of(key, spec_value)
+            if isinstance(spec_value, str) and s_status == PARTIAL:
+                spec_value, s_status = _read_words(key, spec_value, s_status)
             p_status = judge.status_of(key, values.get(key))
             # an embedded camspec leads over the prose it sits in; a separate supplement only
             # leads where the manuscript says less
@@ -157,6 +159,16 @@ def _merge(a: Analysis, ex, project: Project) -> None:
     a.arch = architecture_of(values, ex.input_size)
     a.statuses = judge.statuses(values, prefix_tokens=None if a.arch is None else a.arch.num_prefix_tokens > 0)
     a.evidence = {k: _dedupe(evidence[k]) for k in KEYS}
+
+
+def _read_words(key: str, text: str, status: str) -> tuple[object, str]:
+    """A spec value written in words: read with the prose vocabulary, keep it if it says more."""
+    from camlint.extract.freetext import structured
+
+    value = structured(key, text)
+    if value is not None and _RANK[judge.status_of(key, value)] > _RANK[status]:
+        return value, judge.status_of(key, value)
+    return text, status
 
 
 def _apply_presets(a: Analysis, ex, values: dict, evidence: dict) -> None:
