@@ -90,7 +90,7 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
     imp = vocab.implementation
     found, own = [], []
     for s in sentences:
-        if not scope.role_ok(s) or s.section.role == "introduction":
+        if not scope.role_ok(s) or s.section.role == "introduction" or not scope.attribution.own(s):
             continue
         for name, rx in imp["libraries"]:
             for m in rx.finditer(s.low):
