@@ -32,6 +32,8 @@ class Attribution:
         v = self.vocab
         if s.section.role in RELATED_ROLES:
             return RELATED
+        if s.section.title and self.vocab.review_section.search(low(s.section.title)):
+            return RELATED
         text = s.low
         transformer = bool(v.transformer.search(text))
         if not transformer:

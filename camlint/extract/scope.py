@@ -57,7 +57,7 @@ class Scope:
     def in_scope(self, s: Sentence) -> bool:
         if not self.role_ok(s) or s.unit.kind in ("heading", "title"):
             return False
-        if self.is_cnn_only(s) or self.is_other_method(s):
+        if not self.attribution.own(s):
             return False
         sec = s.section.index
         if sec in self.cam_titles or id(s.unit) in self.cam_units or (id(s.unit), s.start) in self.cam_sentences:

@@ -60,6 +60,7 @@ class Vocabulary:
     cnn_section: re.Pattern = None
     cited_other: re.Pattern = None
     baseline_words: re.Pattern = None
+    review_section: re.Pattern = None
     ingredient_titles: re.Pattern = None
     other_section: re.Pattern = None
     entries: dict[str, list[Entry]] = field(default_factory=dict)
@@ -106,6 +107,7 @@ def vocabulary() -> Vocabulary:
         cnn_section=_rx(raw["cnn_section"]),
         cited_other=_rx(raw["cited_other"]),
         baseline_words=_rx(raw["baseline_words"]),
+        review_section=_rx(raw["review_section"]),
         ingredient_titles=_rx(raw["ingredient_titles"]),
         other_section=_rx(raw["other_section"]),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
