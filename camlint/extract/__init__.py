@@ -159,7 +159,8 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     values, evidence = {}, {}
     values["model"], evidence["model"] = special.decide_model(sentences, scope, vocab)
     values["method"], evidence["method"] = special.decide_method(sentences, scope, vocab, mentions["method"])
-    values["layer"], evidence["layer"] = D.decide_layer(mentions["layer"])
+    one_based = any(vocab.one_based.search(s.low) for s in in_scope)
+    values["layer"], evidence["layer"] = D.decide_layer(mentions["layer"], one_based)
     values["location"], evidence["location"] = D.decide_single(mentions["location"])
     values["tokens"], evidence["tokens"] = D.decide_tokens(mentions["tokens"])
     for key, order in SLOT_ORDER.items():

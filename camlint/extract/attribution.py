@@ -43,7 +43,7 @@ class Attribution:
                 return CNN
         if v.other_methods.search(text) and not v.cam_triggers.search(text):
             return OTHER
-        if v.cited_other.search(text):
+        if v.cited_other.search(text) or v.request_words.search(text):
             return OTHER
         return OWN
 

@@ -61,6 +61,9 @@ class Vocabulary:
     cited_other: re.Pattern = None
     baseline_words: re.Pattern = None
     review_section: re.Pattern = None
+    request_words: re.Pattern = None
+    target_statement: re.Pattern = None
+    one_based: re.Pattern = None
     ingredient_titles: re.Pattern = None
     other_section: re.Pattern = None
     entries: dict[str, list[Entry]] = field(default_factory=dict)
@@ -108,6 +111,9 @@ def vocabulary() -> Vocabulary:
         cited_other=_rx(raw["cited_other"]),
         baseline_words=_rx(raw["baseline_words"]),
         review_section=_rx(raw["review_section"]),
+        request_words=_rx(raw["request_words"]),
+        target_statement=_rx(raw["target_statement"]),
+        one_based=_rx(raw["one_based"]),
         ingredient_titles=_rx(raw["ingredient_titles"]),
         other_section=_rx(raw["other_section"]),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
