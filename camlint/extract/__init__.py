@@ -54,6 +54,8 @@ _RAW_SIZES = [re.compile(p) for p in (
     r"\b(?:input (?:size|resolution)|resolution|operat\w* at)\b[^.]{0,20}?" + _NUM,
     r"\bh" + _TIMES + r"w\s*=\s*" + _NUM,
     r"\b(?:resized|resampled|rescaled|upsampled)\b[^.]{0,30}?\bto\s*" + _NUM + r"(?![^.]{0,25}\b(?:chip|map|heatmap))",
+    r"\bat (?:the same )?" + _NUM + r"\s*\$?\s*(?:px\s*|pixels?\s*)?(?:resolution|input)",
+    r"\bat " + _NUM + r"\s*\$?\s*(?:px|pixels)?\s*(?:[.,;]|$)",
 )]
 
 

@@ -3,7 +3,8 @@
 The vocabulary then needs one pattern per idea, not one per spelling:
 - number words become digits ("one hundred and ninety-six" -> 196, "fourteen" -> 14);
 - grids become `R×C` ("24-by-24", "14 by 14", "7 x 7", "14 X 14" -> 24×24, 14×14, 7×7);
-- typographic variants become ASCII (unicode minus and hyphens, non-breaking spaces, curly quotes).
+- typographic variants become ASCII (unicode minus and hyphens, non-breaking spaces, curly quotes),
+  and runs of white space one space (math and macros leave double spaces behind).
 
 Every normalised character keeps the offset it came from, so evidence still points at the
 author's line (Sentence.offsets).
@@ -26,6 +27,7 @@ _U = "|".join(_UNITS[1:])
 _BELOW_100 = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{_U}))?|{'|'.join(_TEENS)}|{_U}|zero)"
 _NUMBER_WORDS = re.compile(rf"\b(?:(?:{_U})[- ]hundred(?:(?: and)? {_BELOW_100})?|{_BELOW_100})\b", re.I)
 _GRID = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:-\s*by\s*-|\s+by\s+|[x×X*]|\s+[x×X*]\s+|\s*×\s*)\s*(\d{1,4})(?![\w.])")
+_SPACES = re.compile(r"\s{2,}")
 _CHARS = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u00a0": " ", "\u202f": " ",
                         "\u2009": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
                         "\u22c5": "·", "\u2217": "*"})
@@ -77,6 +79,7 @@ def _sub(text: str, offs: list[int], rx: re.Pattern, fn: Callable[[re.Match], st
 def normalise_text(text: str, offsets: list[int] | None = None) -> tuple[str, list[int]]:
     offs = list(range(len(text))) if offsets is None else offsets
     text = text.translate(_CHARS)          # one character for one: offsets unchanged
+    text, offs = _sub(text, offs, _SPACES, lambda m: " ")
     text, offs = _sub(text, offs, _NUMBER_WORDS, _number)
     text, offs = _sub(text, offs, _GRID, _grid)
     return text, offs

@@ -270,7 +270,7 @@ def check_conflicting_target_class(a):
     first = {}
     for value, m in classes:
         for other, om in first.items():
-            if value != other:
+            if value != other and "fixed class" not in (value, other):   # "a fixed class" names none
                 file, line, col = m.position()
                 o_file, o_line, _ = om.position()
                 yield Hit(f"the map is for the {_name(value)} class here but for the {_name(other)} class at "
