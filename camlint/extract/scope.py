@@ -73,6 +73,10 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
         if sec.role not in OUT_OF_SCOPE_ROLES and sec.title and vocab.cam_titles.search(low(sec.title)):
             scope.cam_titles.add(sec.index)
             scope.cam_sections.add(sec.index)
+    for u in doc.units:   # a section that holds a camspec block is about the CAM settings
+        if u.kind == "code" and u.raw is not None and u.raw.env == "camspec" and u.section.role not in OUT_OF_SCOPE_ROLES:
+            scope.cam_titles.add(u.section.index)
+            scope.cam_sections.add(u.section.index)
     _inherit(doc, scope, vocab)
     paragraphs: dict[int, int] = {}
     for u in doc.units:
