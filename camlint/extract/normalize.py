@@ -3,6 +3,8 @@
 The vocabulary then needs one pattern per idea, not one per spelling:
 - number words become digits ("one hundred and ninety-six" -> 196, "fourteen" -> 14);
 - grids become `R×C` ("24-by-24", "14 by 14", "7 x 7", "14 X 14" -> 24×24, 14×14, 7×7);
+- a two-cell table row becomes a sentence ("Removed tokens | [CLS] and distillation" ->
+  "the [CLS] and distillation tokens are removed"; other rows "key: value");
 - typographic variants become ASCII (unicode minus and hyphens, non-breaking spaces, curly quotes),
   and runs of white space one space (math and macros leave double spaces behind).
 
@@ -24,7 +26,7 @@ VALUE = {w: i for i, w in enumerate(_UNITS)} | {w: 10 + i for i, w in enumerate(
         {w: 20 + 10 * i for i, w in enumerate(_TENS)}
 
 _U = "|".join(_UNITS[1:])
-_BELOW_100 = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{_U}))?|{'|'.join(_TEENS)}|{_U}|zero)"
+_BELOW_100 = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{_U}))?|{'|'.join(_TEENS)}|{_U})"
 _NUMBER_WORDS = re.compile(rf"\b(?:(?:{_U})[- ]hundred(?:(?: and)? {_BELOW_100})?|{_BELOW_100})\b", re.I)
 _GRID = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:-\s*by\s*-|\s+by\s+|[x×X*]|\s+[x×X*]\s+|\s*×\s*)\s*(\d{1,4})(?![\w.])")
 _SPACES = re.compile(r"\s{2,}")
@@ -85,8 +87,40 @@ def normalise_text(text: str, offsets: list[int] | None = None) -> tuple[str, li
     return text, offs
 
 
+# Setting names in the first cell of a key/value row, and the sentence that states the value.
+ROW_TEMPLATES = (
+    (re.compile(r"^(?:removed|dropped|discarded|excluded|deleted) tokens?$", re.I), "the {v} tokens are removed"),
+    (re.compile(r"^(?:kept|retained) tokens?$", re.I), "the {v} tokens are kept"),
+    (re.compile(r"^(?:token )?(?:grid|reshape|token layout)$", re.I), "the tokens are reshaped to {v} grid"),
+    (re.compile(r"^(?:target |hooked )?(?:layer|block)s?$", re.I), "the map is taken at {v} block"),
+    (re.compile(r"^(?:target|explained score|score)$", re.I), "the gradient target is the {v}"),
+)
+_CELL = re.compile(r"\s*\|\s*")
+
+
+def _row_sentence(text: str, offs: list[int]) -> tuple[str, list[int]]:
+    """A key/value table row as a sentence; offsets of the value cell are kept."""
+    cells = [m for m in re.finditer(r"[^|]+", text) if m.group(0).strip()]
+    if len(cells) != 2:
+        return text, offs
+    key, value = cells[0].group(0).strip(), cells[1]
+    vstart = value.start() + len(value.group(0)) - len(value.group(0).lstrip())
+    vtext = value.group(0).strip()
+    template = next((t for rx, t in ROW_TEMPLATES if rx.match(key)), None)
+    if template is None:
+        out = f"{key}: {vtext}"
+        kstart = cells[0].start() + len(cells[0].group(0)) - len(cells[0].group(0).lstrip())
+        return out, offs[kstart:kstart + len(key)] + [offs[vstart]] * 2 + offs[vstart:vstart + len(vtext)]
+    before, after = template.split("{v}")
+    new = before + vtext + after
+    return new, [offs[vstart]] * len(before) + offs[vstart:vstart + len(vtext)] + [offs[vstart]] * len(after)
+
+
 def normalise(s: Sentence) -> Sentence:
-    text, offs = normalise_text(s.text, [s.start + i for i in range(len(s.text))])
+    text, offs = s.text, [s.start + i for i in range(len(s.text))]
+    if s.unit.kind == "row":
+        text, offs = _row_sentence(text, offs)
+    text, offs = normalise_text(text, offs)
     if text == s.text:
         return s
     offs.append(s.end)   # the position just after the text
