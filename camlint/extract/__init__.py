@@ -173,7 +173,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     values["relu"], evidence["relu"] = D.decide_single(mentions["relu"], multi_in_sentence=True)
     values["implementation"], evidence["implementation"] = special.decide_implementation(sentences, scope, vocab)
     result.values, result.evidence = values, evidence
-    result.anchor = _anchor(evidence, in_scope, sentences)
+    result.anchor = _anchor(mentions["method"], in_scope, sentences, scope)
     result.bibliography = bibliography or {}
     own = {s.index for s in doc.sections if s.role not in ("related", "introduction", "references")}
     sizes = sorted((prio, pos) for prio, size, sec, pos in doc.raw_sizes if sec in own for pos in [size])
@@ -201,12 +201,18 @@ def _presets_followed(in_scope: list[Sentence], bib: dict) -> list:
     return found
 
 
-def _anchor(evidence: dict, in_scope: list[Sentence], sentences: list[Sentence]) -> tuple | None:
-    """Where document-level findings point: the first statement of the CAM method."""
-    ev: list[Evidence] = evidence.get("method") or []
-    if ev:
-        return ev[0].file, ev[0].line, ev[0].col
-    for s in in_scope or sentences:
+def _anchor(method_mentions: list, in_scope: list[Sentence], sentences: list[Sentence], scope: Scope) -> tuple | None:
+    """Where document-level findings (missing items) point: the CAM method section, where the
+    author has to write them; not the title or the abstract."""
+    def own_section(s: Sentence) -> bool:
+        return s.section.role not in ("abstract", "front", "introduction", "conclusion")
+
+    ranked = ([m.sentence for m in method_mentions if m.sentence.section.index in scope.cam_titles and own_section(m.sentence)]
+              + [s for s in in_scope if s.section.index in scope.cam_titles and own_section(s)]
+              + [m.sentence for m in method_mentions if own_section(m.sentence)]
+              + [s for s in in_scope if own_section(s)]
+              + [m.sentence for m in method_mentions] + in_scope + sentences)
+    for s in ranked:
         line, col = s.line_col(0)
         return s.unit.file.display, line, col
     return None
