@@ -30,6 +30,7 @@ _BELOW_100 = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{_U}))?|{'|'.join(_TEENS)}|{_U
 _NUMBER_WORDS = re.compile(rf"\b(?:(?:{_U})[- ]hundred(?:(?: and)? {_BELOW_100})?|{_BELOW_100})\b", re.I)
 _GRID = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:-\s*by\s*-|\s+by\s+|[x×X*]|\s+[x×X*]\s+|\s*×\s*)\s*(\d{1,4})(?![\w.])")
 _SPACES = re.compile(r"\s{2,}")
+_WORD_DASH = re.compile(r"(?<=[A-Za-z])[–—](?=[A-Za-z])")    # "image--text" -> "image-text"
 _CHARS = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u00a0": " ", "\u202f": " ",
                         "\u2009": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
                         "\u22c5": "·", "\u2217": "*"})
@@ -82,6 +83,7 @@ def normalise_text(text: str, offsets: list[int] | None = None) -> tuple[str, li
     offs = list(range(len(text))) if offsets is None else offsets
     text = text.translate(_CHARS)          # one character for one: offsets unchanged
     text, offs = _sub(text, offs, _SPACES, lambda m: " ")
+    text = _WORD_DASH.sub("-", text)       # one character for one
     text, offs = _sub(text, offs, _NUMBER_WORDS, _number)
     text, offs = _sub(text, offs, _GRID, _grid)
     return text, offs

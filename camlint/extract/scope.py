@@ -64,6 +64,8 @@ class Scope:
             return True
         if s.unit.float_env and (s.unit.file.display, sec, s.unit.float_env) in self.cam_floats:
             return True
+        if sec in self.cam_sections and (s.unit.kind == "footnote" or s.unit.float_env == "algorithm"):
+            return True    # a footnote or an algorithm in a section about CAM describes the procedure
         return sec in self.cam_sections and sec in self.small
 
 
@@ -80,7 +82,7 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
     _inherit(doc, scope, vocab)
     paragraphs: dict[int, int] = {}
     for u in doc.units:
-        if u.kind in ("text", "item"):
+        if u.kind == "text":     # a list or an algorithm is one paragraph, not one per item
             paragraphs[u.section.index] = paragraphs.get(u.section.index, 0) + 1
     scope.small = {i for i, n in paragraphs.items() if n <= SMALL_SECTION}
     for s in sentences:
