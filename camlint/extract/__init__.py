@@ -151,7 +151,8 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     in_scope = [s for s in sentences if scope.in_scope(s)]
     mentions = {k: [] for k in KEYS}
     for s in sentences:
-        if scope.role_ok(s) and s.section.role != "introduction" and s.unit.kind not in ("heading",):
+        if scope.role_ok(s) and s.section.role != "introduction" and s.unit.kind not in ("heading",) \
+                and scope.attribution.own(s):
             mentions["method"].extend(m for m in Mn.find(vocab, "method", s)
                                       if not vocab.contrast.search(s.low[max(0, m.start - 80):m.start]))
     for s in in_scope:
