@@ -252,7 +252,8 @@ class _Converter:
             texts.append(self.stack.pop().finish().text)
         body = self.macros[f"{n.macroname}{ARITY_MARK}{arity}"]
         text = re.sub(r"#([1-9])", lambda m: texts[int(m.group(1)) - 1] if int(m.group(1)) <= arity else "", body)
-        self.b.add(text, self.base + n.pos)
+        # nested uses of a macro that repeats its argument would grow exponentially: cap each expansion
+        self.b.add(text[:MAX_MACRO_CHARS], self.base + n.pos)
 
     def node(self, n, math: bool) -> None:
         pos = self.base + n.pos
