@@ -208,12 +208,19 @@ def _anchor(method_mentions: list, in_scope: list[Sentence], sentences: list[Sen
     def own_section(s: Sentence) -> bool:
         return s.section.role not in ("abstract", "front", "introduction", "conclusion")
 
-    ranked = ([m.sentence for m in method_mentions if m.sentence.section.index in scope.cam_titles and own_section(m.sentence)]
-              + [s for s in in_scope if s.section.index in scope.cam_titles and own_section(s)]
-              + [m.sentence for m in method_mentions if own_section(m.sentence)]
-              + [s for s in in_scope if own_section(s)]
-              + [m.sentence for m in method_mentions] + in_scope + sentences)
-    for s in ranked:
-        line, col = s.line_col(0)
+    def at_text(s: Sentence) -> tuple:
+        line, col = s.line_col(len(s.text) - len(s.text.lstrip()))
         return s.unit.file.display, line, col
+
+    in_cam = [m for m in method_mentions if m.sentence.section.index in scope.cam_titles and own_section(m.sentence)]
+    if in_cam:
+        return in_cam[0].position()
+    ranked = [s for s in in_scope if s.section.index in scope.cam_titles and own_section(s)]
+    if ranked:
+        return at_text(ranked[0])
+    mentions = [m for m in method_mentions if own_section(m.sentence)] or method_mentions
+    if mentions:
+        return mentions[0].position()
+    for s in [s for s in in_scope if own_section(s)] + in_scope + sentences:
+        return at_text(s)
     return None
