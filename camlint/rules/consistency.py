@@ -217,8 +217,9 @@ ZERO_GRADIENT_LOCATION = Rule(
 
 
 def _prose_target(a, slot: str):
-    """Target mentions in sentences that state what is differentiated, one statement each:
-    a sentence that names two kinds contrasts them ("the logit, not the probability")."""
+    """Target mentions, one statement per sentence: a sentence that names two kinds contrasts
+    them ("the logit, not the probability"), one that names two classes is an apposition; kinds
+    count only where the sentence states what is differentiated."""
     if a.prose is None:
         return []
     from camlint.extract.vocab import vocabulary
@@ -228,9 +229,8 @@ def _prose_target(a, slot: str):
     per_sentence: dict[int, set] = {}
     for m in found:
         per_sentence.setdefault(id(m.sentence), set()).add(m.value)
-    if slot != "kind":
-        return found
-    return [m for m in found if cue.search(m.sentence.low) and len(per_sentence[id(m.sentence)]) == 1]
+    single = [m for m in found if len(per_sentence[id(m.sentence)]) == 1]   # "X class, the positive class"
+    return single if slot != "kind" else [m for m in single if cue.search(m.sentence.low)]
 
 
 def check_conflicting_target_kind(a):
