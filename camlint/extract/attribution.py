@@ -6,6 +6,7 @@ Every sentence gets one attribution before any value is accepted:
   explanation method (rollout, occlusion, integrated gradients) with no CAM method named;
 - CNN: a convolutional baseline or comparator (named in the sentence, or the sentence sits in a
   subsection about it, or refers back to it: "for this comparator");
+- EVALUATION: a measured result in the experiments ("class probability: 0.46 on average");
 - RELATED: related work, the introduction, the references, acknowledgements.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from camlint.extract.vocab import Vocabulary, low
 from camlint.latex.units import Sentence
 
-OWN, OTHER, CNN, RELATED = "own", "other", "cnn", "related"
+OWN, OTHER, CNN, RELATED, EVALUATION = "own", "other", "cnn", "related", "evaluation"
 RELATED_ROLES = frozenset({"related", "introduction", "references", "acknowledgements"})
 
 
@@ -45,6 +46,8 @@ class Attribution:
             return OTHER
         if v.cited_other.search(text) or v.request_words.search(text):
             return OTHER
+        if s.section.role == "experiments" and v.evaluation.match(text):
+            return EVALUATION
         return OWN
 
     def own(self, s: Sentence) -> bool:

@@ -100,8 +100,10 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
         for rx in imp["release"]:
             for m in rx.finditer(s.low):
                 ref = m.groupdict().get("ref")
-                found.append((_mention("implementation", "library", s.text[m.start():m.end()], s, m, 2 if ref else 1),
-                              {"commit": ref} if ref else None))
+                # "github.com/x/y (tag v1.2.0)": a revision named right after the address
+                pinned = {"commit": ref} if ref else _version_near(s.low, m.end(), imp["version"][1:])
+                found.append((_mention("implementation", "library", s.text[m.start():m.end()], s, m,
+                                       2 if pinned else 1), pinned))
         if scope.in_scope(s):
             for m in imp["own_code"].finditer(s.low):
                 own.append(_mention("implementation", "own", "own code", s, m))

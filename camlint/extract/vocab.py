@@ -62,6 +62,7 @@ class Vocabulary:
     baseline_words: re.Pattern = None
     review_section: re.Pattern = None
     request_words: re.Pattern = None
+    evaluation: re.Pattern = None
     target_statement: re.Pattern = None
     one_based: re.Pattern = None
     ingredient_titles: re.Pattern = None
@@ -112,6 +113,7 @@ def vocabulary() -> Vocabulary:
         baseline_words=_rx(raw["baseline_words"]),
         review_section=_rx(raw["review_section"]),
         request_words=_rx(raw["request_words"]),
+        evaluation=_rx(raw["evaluation"]),
         target_statement=_rx(raw["target_statement"]),
         one_based=_rx(raw["one_based"]),
         ingredient_titles=_rx(raw["ingredient_titles"]),
