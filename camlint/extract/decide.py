@@ -147,6 +147,10 @@ def decide_tokens(mentions: list[Mention]) -> tuple[object, list[Evidence]]:
             used = dropped
     else:
         used, chosen = [], None
+    absent = [m for m in concrete if m.slot == "absent"]
+    if absent and not drops:     # "the encoder has no class token": nothing to drop, stated outright
+        value["keep"] = "no prefix tokens"
+        used, chosen = absent, best(absent)
     grads = [m for m in concrete if m.slot == "gradients_from"]
     if grads:
         value["gradients_from"] = "cls"

@@ -103,11 +103,16 @@ _CELL = re.compile(r"\s*\|\s*")
 def _row_sentence(text: str, offs: list[int]) -> tuple[str, list[int]]:
     """A key/value table row as a sentence; offsets of the value cell are kept."""
     cells = [m for m in re.finditer(r"[^|]+", text) if m.group(0).strip()]
-    if len(cells) != 2:
+    if len(cells) < 2:
         return text, offs
     key, value = cells[0].group(0).strip(), cells[1]
     vstart = value.start() + len(value.group(0)) - len(value.group(0).lstrip())
     vtext = value.group(0).strip()
+    if len(cells) > 2:   # "Tokens | CLS | removed before reshape": the value spans the other cells
+        vtext = text[vstart:cells[-1].end()].rstrip()
+        vtext, voffs = re.sub(r"\s*\|\s*", " ", vtext), None
+        voffs = [offs[vstart]] * len(vtext)
+        return f"{key}: {vtext}", [offs[vstart]] * (len(key) + 2) + voffs
     template = next((t for rx, t in ROW_TEMPLATES if rx.match(key)), None)
     if template is None:
         out = f"{key}: {vtext}"

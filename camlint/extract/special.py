@@ -50,6 +50,9 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
                 vocab.transformer.search(m.sentence.low)]
     if not arch_m and not weight_m and not vague_m:
         return None, []
+    if not arch_m and any(m.strength >= 3 for m in weight_m):
+        # a hub id or checkpoint tag names the architecture too (facebook/timesformer-base-...)
+        arch_m = [max(weight_m, key=lambda m: m.strength)]
     value: dict = {}
     primary = None
     if arch_m:
