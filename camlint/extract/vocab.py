@@ -22,6 +22,10 @@ def _rx(pattern: str) -> re.Pattern:
 
 
 def _any(patterns) -> re.Pattern:
+    patterns = list(patterns)
+    if patterns and all(p.startswith("\\b") for p in patterns):
+        # one word boundary test before the alternatives: the union is tried at word starts only
+        return _rx("\\b(?:" + "|".join(f"(?:{p[2:]})" for p in patterns) + ")")
     return _rx("|".join(f"(?:{p})" for p in patterns))
 
 
