@@ -76,6 +76,9 @@ def arch_info(name: str | None, img_size: int | None = None) -> ArchInfo | None:
     m = re.match(r"^swin_(tiny|small|base|large)_patch(\d+)_window(\d+)_(\d+)", n)
     if m:
         return _swin(n, m.group(1), int(m.group(2)), img_size or int(m.group(4)), True)
+    m = re.match(r"^swinv2_(?:cr_)?(tiny|small|base|large)_(?:window\d+_)?(\d+)", n)
+    if m:
+        return _swin(n, m.group(1), 4, img_size or int(m.group(2)), True)
     # Paper spellings: ViT-B/16, ViT-S/16 at 384, DeiT-S, Swin-T, CLIP ViT-L/14.
     m = re.search(r"\b(vit|deit)_?(ti|t|s|b|m|l|h|g)\s*/\s*(\d+)", n)
     if m:

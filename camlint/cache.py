@@ -23,7 +23,7 @@ from pathlib import Path
 
 from camlint import __version__
 
-FORMAT = 2
+FORMAT = 3   # bumped whenever the text a paragraph converts to changes
 _KINDS = {"text", "caption", "footnote", "row", "item", "heading", "title", "code"}
 
 

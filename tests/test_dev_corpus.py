@@ -14,9 +14,19 @@ def test_score_meets_the_bar(shared_dir):
                           cwd=ROOT, timeout=600)
     line = proc.stdout.strip().splitlines()[-1]
     figures = dict(re.findall(r"(\w+)=([\d.]+)", line))
-    assert float(figures["flag_f1"]) >= 0.90, line
-    assert float(figures["status_accuracy"]) >= 0.85, line
+    # issue 12: 0.853 / 0.877 / 0.927 / 0.977 before the generalisation work
+    assert float(figures["flag_f1"]) >= 0.96, line
+    assert float(figures["status_accuracy"]) >= 0.97, line
+    assert float(figures["evidence_accuracy"]) >= 0.95, line
+    assert float(figures["cam_detection"]) == 1.0, line
     assert int(figures["failed_docs"]) == 0, line
+
+
+# Findings that disagree with a label on purpose. c09 takes Grad-CAM++ at the block output (F6)
+# of the last block of a [CLS]/distillation-pooled DeiT and drops both prefix tokens: the patch
+# tokens there never reach the logits, so their gradients and the map are exactly zero (CAM207).
+# The label lists no inconsistency; the arithmetic says there is one.
+DISPUTED = {"c09_rebuttal_deit": {"CAM207"}}
 
 
 def test_inconsistent_manuscripts_get_a_consistency_finding(shared_dir):
@@ -34,6 +44,8 @@ def test_inconsistent_manuscripts_get_a_consistency_finding(shared_dir):
                              capture_output=True, text=True, cwd=ROOT)
         codes = {f["code"] for f in json.loads(out.stdout)["documents"][0]["findings"]}
         has = any(c.startswith("CAM2") for c in codes)
+        if {c for c in codes if c.startswith("CAM2")} == DISPUTED.get(doc_id):
+            continue
         if has != bool(truth["inconsistencies"]):
             wrong.append((doc_id, sorted(c for c in codes if c.startswith("CAM2")), truth["inconsistencies"]))
     assert wrong == []

@@ -79,3 +79,33 @@ def test_unclosed_environment_and_stray_end_are_findings_but_text_is_read(tmp_pa
     assert ("CAM004", 6) in codes        # stray \\end{enumerate}
     assert ("CAM004", 5) in codes        # unbalanced brace
     assert "later text" in _text(doc) and "first" in _text(doc)
+
+
+def test_macros_with_arguments_from_an_included_file(tmp_path):
+    main = write_project(tmp_path, {
+        "defs.tex": "\\newcommand{\\blk}[1]{block~#1}\n\\def\\grid#1#2{$#1\\times#2$}\n"
+                    "\\DeclareRobustCommand{\\tok}{\\texttt{[CLS]}\\xspace}\n",
+        "main.tex": "\\documentclass{article}\n\\input{defs}\n\\begin{document}\n"
+                    "Maps come from \\blk{11}.\nThe \\tok token goes, the rest fills a \\grid{14}{14} grid.\n"
+                    "\\end{document}\n"})
+    doc = build_units(load_project(main, "main.tex"), ParseAll())
+    text = _text(doc)
+    assert "block 11" in text and "[CLS] token" in text and "14×14 grid" in text
+    unit = next(u for u in doc.units if "14×14" in u.text)
+    assert unit.line_col(unit.text.index("14×14"))[0] == 5     # evidence stays on the author's line
+
+
+def test_nested_argument_macros_stay_bounded(tmp_path):
+    body = "\\rep{" * 40 + "x" + "}" * 40
+    doc = _units(tmp_path, body, preamble="\\newcommand{\\rep}[1]{#1#1#1#1}")
+    assert sum(len(u.text) for u in doc.units) < 5000
+
+
+def test_normalisation_keeps_evidence_lines(tmp_path):
+    from camlint.extract.normalize import normalise
+
+    doc = _units(tmp_path, "The one hundred and ninety-six tokens\nform a fourteen-by-fourteen grid.")
+    sentence = normalise(next(iter(doc.sentences())))
+    assert "196 tokens" in sentence.text and "14×14 grid" in sentence.text
+    assert sentence.line_col(sentence.text.index("196"))[0] == 4
+    assert sentence.line_col(sentence.text.index("14×14"))[0] == 5

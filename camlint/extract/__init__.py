@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
 from camlint.extract import special
+from camlint.extract.normalize import normalise
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import low, vocabulary
 from camlint.findings import Evidence
@@ -53,6 +54,8 @@ _RAW_SIZES = [re.compile(p) for p in (
     r"\b(?:input (?:size|resolution)|resolution|operat\w* at)\b[^.]{0,20}?" + _NUM,
     r"\bh" + _TIMES + r"w\s*=\s*" + _NUM,
     r"\b(?:resized|resampled|rescaled|upsampled)\b[^.]{0,30}?\bto\s*" + _NUM + r"(?![^.]{0,25}\b(?:chip|map|heatmap))",
+    r"\bat (?:the same )?" + _NUM + r"\s*\$?\s*(?:px\s*|pixels?\s*)?(?:resolution|input)",
+    r"\bat " + _NUM + r"\s*\$?\s*(?:px|pixels)?\s*(?:[.,;]|$)",
 )]
 
 
@@ -68,6 +71,12 @@ class Relevance:
 
     def cam(self, raw: str) -> bool:
         return bool(vocabulary().cam_triggers.search(low(raw)))
+
+    def widen(self, sections, cam_sections: set[int]) -> set[int]:
+        """Sections parsed in full: those that mention CAM and those that inherit its scope."""
+        from camlint.extract.scope import cam_titled, inherited
+
+        return cam_sections | inherited(sections, cam_titled(sections, vocabulary()), vocabulary())
 
     def sizes(self, raw: str) -> list[tuple[int, int, int]]:
         """(position, priority, side) of statements of the network's input size, in raw LaTeX."""
@@ -101,8 +110,8 @@ def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
     grid = value.get("grid")
     if not isinstance(grid, dict) or "formula" not in grid:
         return value
-    patch = grid["patch"]
-    for rx in _INPUT_SIZE:
+    patch = grid["patch"] or _patch_size(sentences)
+    for rx in _INPUT_SIZE if patch else ():
         for s in sentences:
             m = rx.search(s.text)
             if m:
@@ -113,6 +122,18 @@ def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
     return {**{k: v for k, v in value.items() if k != "grid"}, "text": grid["formula"]}
 
 
+_PATCH_SIZE = re.compile(r"\bp\s*=\s*(\d{1,2})\b|\bpatch(?:es)? (?:size )?(?:of )?(\d{1,2})\b|\b(\d{1,2})[- ]?(?:pixel|px)[- ]patch")
+
+
+def _patch_size(sentences: list[Sentence]) -> int | None:
+    """The patch side P where the paper states it (P = 16, patch size 14, 16-pixel patches)."""
+    for s in sentences:
+        m = _PATCH_SIZE.search(s.low)
+        if m:
+            return int(next(g for g in m.groups() if g))
+    return None
+
+
 def _raw_transformer_sections(doc: DocumentText) -> set[int]:
     """Sections of the paper's own work whose text names a transformer (parsed or not)."""
     own = {s.index for s in doc.sections if s.role not in ("related", "introduction", "references")}
@@ -121,7 +142,7 @@ def _raw_transformer_sections(doc: DocumentText) -> set[int]:
 
 def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     vocab = vocabulary()
-    sentences = [s for s in doc.sentences() if s.unit.kind != "code"]
+    sentences = [normalise(s) for s in doc.sentences() if s.unit.kind != "code"]
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
     result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, scope.cam_sections,
@@ -130,7 +151,8 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     in_scope = [s for s in sentences if scope.in_scope(s)]
     mentions = {k: [] for k in KEYS}
     for s in sentences:
-        if scope.role_ok(s) and s.section.role != "introduction" and s.unit.kind not in ("heading",):
+        if scope.role_ok(s) and s.section.role != "introduction" and s.unit.kind not in ("heading",) \
+                and scope.attribution.own(s):
             mentions["method"].extend(m for m in Mn.find(vocab, "method", s)
                                       if not vocab.contrast.search(s.low[max(0, m.start - 80):m.start]))
     for s in in_scope:
@@ -140,7 +162,8 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     values, evidence = {}, {}
     values["model"], evidence["model"] = special.decide_model(sentences, scope, vocab)
     values["method"], evidence["method"] = special.decide_method(sentences, scope, vocab, mentions["method"])
-    values["layer"], evidence["layer"] = D.decide_layer(mentions["layer"])
+    one_based = any(vocab.one_based.search(s.low) for s in in_scope)
+    values["layer"], evidence["layer"] = D.decide_layer(mentions["layer"], one_based)
     values["location"], evidence["location"] = D.decide_single(mentions["location"])
     values["tokens"], evidence["tokens"] = D.decide_tokens(mentions["tokens"])
     for key, order in SLOT_ORDER.items():
@@ -151,7 +174,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     values["relu"], evidence["relu"] = D.decide_single(mentions["relu"], multi_in_sentence=True)
     values["implementation"], evidence["implementation"] = special.decide_implementation(sentences, scope, vocab)
     result.values, result.evidence = values, evidence
-    result.anchor = _anchor(evidence, in_scope, sentences)
+    result.anchor = _anchor(mentions["method"], in_scope, sentences, scope)
     result.bibliography = bibliography or {}
     own = {s.index for s in doc.sections if s.role not in ("related", "introduction", "references")}
     sizes = sorted((prio, pos) for prio, size, sec, pos in doc.raw_sizes if sec in own for pos in [size])
@@ -165,7 +188,11 @@ def _presets_followed(in_scope: list[Sentence], bib: dict) -> list:
     from camlint.presets import presets_cited
 
     found, seen = [], set()
+    v = vocabulary()
     for s in in_scope:
+        # a preset counts where the paper says it follows it, not where it is merely cited
+        if not v.follows.search(s.low) or v.contrast.search(s.low):
+            continue
         texts = [bib.get(k, "") for k in s.cites()] + [s.text]
         for p in presets_cited(texts):
             if p.name not in seen:
@@ -175,12 +202,25 @@ def _presets_followed(in_scope: list[Sentence], bib: dict) -> list:
     return found
 
 
-def _anchor(evidence: dict, in_scope: list[Sentence], sentences: list[Sentence]) -> tuple | None:
-    """Where document-level findings point: the first statement of the CAM method."""
-    ev: list[Evidence] = evidence.get("method") or []
-    if ev:
-        return ev[0].file, ev[0].line, ev[0].col
-    for s in in_scope or sentences:
-        line, col = s.line_col(0)
+def _anchor(method_mentions: list, in_scope: list[Sentence], sentences: list[Sentence], scope: Scope) -> tuple | None:
+    """Where document-level findings (missing items) point: the CAM method section, where the
+    author has to write them; not the title or the abstract."""
+    def own_section(s: Sentence) -> bool:
+        return s.section.role not in ("abstract", "front", "introduction", "conclusion")
+
+    def at_text(s: Sentence) -> tuple:
+        line, col = s.line_col(len(s.text) - len(s.text.lstrip()))
         return s.unit.file.display, line, col
+
+    in_cam = [m for m in method_mentions if m.sentence.section.index in scope.cam_titles and own_section(m.sentence)]
+    if in_cam:
+        return in_cam[0].position()
+    ranked = [s for s in in_scope if s.section.index in scope.cam_titles and own_section(s)]
+    if ranked:
+        return at_text(ranked[0])
+    mentions = [m for m in method_mentions if own_section(m.sentence)] or method_mentions
+    if mentions:
+        return mentions[0].position()
+    for s in [s for s in in_scope if own_section(s)] + in_scope + sentences:
+        return at_text(s)
     return None

@@ -89,7 +89,8 @@ def decide_single(mentions: list[Mention], multi_in_sentence: bool = False) -> t
     return value, evidence_of(agreeing, chosen)
 
 
-def decide_layer(mentions: list[Mention]) -> tuple[object, list[Evidence]]:
+def decide_layer(mentions: list[Mention], one_based: bool = False) -> tuple[object, list[Evidence]]:
+    """`one_based`: the paper counts blocks from one, so "block 10" and "blocks 9-12" shift by one."""
     where = [m for m in mentions if m.slot == "where" and not m.vague]
     if not where:
         vague = [m for m in mentions if m.vague]
@@ -99,6 +100,11 @@ def decide_layer(mentions: list[Mention]) -> tuple[object, list[Evidence]]:
     chosen = best(where)
     value = dict(chosen.value) if isinstance(chosen.value, dict) else {"block": chosen.value}
     value.pop("ordinal", None)
+    if one_based and chosen.data.get("counted"):
+        if "blocks" in value:
+            value["blocks"] = [b - 1 for b in value["blocks"]]
+        elif isinstance(value.get("block"), int):
+            value["block"] -= 1
     combine = []
     if "blocks" in value and len(value["blocks"]) > 1:
         combine = [m for m in mentions if m.slot == "combine"]
@@ -141,6 +147,10 @@ def decide_tokens(mentions: list[Mention]) -> tuple[object, list[Evidence]]:
             used = dropped
     else:
         used, chosen = [], None
+    absent = [m for m in concrete if m.slot == "absent"]
+    if absent and not drops:     # "the encoder has no class token": nothing to drop, stated outright
+        value["keep"] = "no prefix tokens"
+        used, chosen = absent, best(absent)
     grads = [m for m in concrete if m.slot == "gradients_from"]
     if grads:
         value["gradients_from"] = "cls"

@@ -66,7 +66,8 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         n = _int(g.get("n") or "")
         if n is None:
             return None
-        return {"block": n}, {}
+        counted = kind == "index" and n > 0 and "index" not in m.group(0).lower()
+        return {"block": n}, ({"counted": True} if counted else {})
     if kind == "ordinal":
         word = g["ord"].lower()
         n = ORDINALS.get(word) or _int(re.sub(r"(st|nd|rd|th)$", "", word))
@@ -82,9 +83,9 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
             a, b = int(rng.group(1)), int(rng.group(2))
             if not 0 <= b - a <= 48:
                 return None
-            return {"blocks": list(range(a, b + 1))}, {}
+            return {"blocks": list(range(a, b + 1))}, {"counted": True}
         nums = [int(x) for x in re.findall(r"\d+", text)]
-        return {"blocks": nums}, {}
+        return {"blocks": nums}, {"counted": True}
     if kind == "last_n":
         word = g["n"].lower()
         n = NUMBERS.get(word) or _int(word)
@@ -93,13 +94,15 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         return {"blocks": list(range(-n, 0))}, {}
     if kind == "grid":
         r, c = int(g["r"]), int(g["c"])
-        if not (2 <= r <= 64 and 2 <= c <= 64):
+        if not (2 <= r <= 256 and 2 <= c <= 256):
             return None
+        if max(r, c) > 64 and not re.search(r"grid|layout", m.group(0), re.I):
+            return None   # 224 x 224 is an image size; a long side is a grid only when called one
         return [r, c], {}
     if kind == "formula":
-        return {"formula": m.group(0), "patch": int(g["p"])}, {}
+        return {"formula": m.group(0), "patch": int(g["p"]) if g["p"].isdigit() else None}, {}
     if kind == "named_class":
-        name = g["name"].lower()
+        name = (g["name"] or "").lower() or "fixed class"     # "whatever the prediction": one fixed class
         if name in _NOT_A_CLASS:
             return None
         return name, {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from camlint.extract.attribution import CNN, OTHER, Attribution
 from camlint.extract.vocab import Vocabulary, low
 from camlint.latex.units import DocumentText, Sentence
 
@@ -37,26 +38,34 @@ class Scope:
     small: set[int] = field(default_factory=set)            # sections with few paragraphs
     cam_units: set[int] = field(default_factory=set)        # ids of paragraphs/captions about CAM
     cam_floats: set[tuple] = field(default_factory=set)     # (file, section, float env) with a CAM caption
+    cam_sentences: set[tuple] = field(default_factory=set)  # (unit id, start) of single sentences about the maps
 
     def role_ok(self, s: Sentence) -> bool:
         return s.section.role not in OUT_OF_SCOPE_ROLES
 
+    attribution: Attribution | None = None
+
+    def __post_init__(self):
+        self.attribution = self.attribution or Attribution(self.vocab)
+
     def is_cnn_only(self, s: Sentence) -> bool:
-        return bool(self.vocab.cnn.search(s.low)) and not self.vocab.transformer.search(s.low)
+        return self.attribution.of(s) == CNN
 
     def is_other_method(self, s: Sentence) -> bool:
-        return bool(self.vocab.other_methods.search(s.low)) and not self.vocab.cam_triggers.search(s.low)
+        return self.attribution.of(s) == OTHER
 
     def in_scope(self, s: Sentence) -> bool:
         if not self.role_ok(s) or s.unit.kind in ("heading", "title"):
             return False
-        if self.is_cnn_only(s) or self.is_other_method(s):
+        if not self.attribution.own(s):
             return False
         sec = s.section.index
-        if sec in self.cam_titles or id(s.unit) in self.cam_units:
+        if sec in self.cam_titles or id(s.unit) in self.cam_units or (id(s.unit), s.start) in self.cam_sentences:
             return True
         if s.unit.float_env and (s.unit.file.display, sec, s.unit.float_env) in self.cam_floats:
             return True
+        if sec in self.cam_sections and (s.unit.kind == "footnote" or s.unit.float_env == "algorithm"):
+            return True    # a footnote or an algorithm in a section about CAM describes the procedure
         return sec in self.cam_sections and sec in self.small
 
 
@@ -66,9 +75,14 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
         if sec.role not in OUT_OF_SCOPE_ROLES and sec.title and vocab.cam_titles.search(low(sec.title)):
             scope.cam_titles.add(sec.index)
             scope.cam_sections.add(sec.index)
+    for u in doc.units:   # a section that holds a camspec block is about the CAM settings
+        if u.kind == "code" and u.raw is not None and u.raw.env == "camspec" and u.section.role not in OUT_OF_SCOPE_ROLES:
+            scope.cam_titles.add(u.section.index)
+            scope.cam_sections.add(u.section.index)
+    _inherit(doc, scope, vocab)
     paragraphs: dict[int, int] = {}
     for u in doc.units:
-        if u.kind in ("text", "item"):
+        if u.kind == "text":     # a list or an algorithm is one paragraph, not one per item
             paragraphs[u.section.index] = paragraphs.get(u.section.index, 0) + 1
     scope.small = {i for i, n in paragraphs.items() if n <= SMALL_SECTION}
     for s in sentences:
@@ -83,7 +97,52 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
     for s in sentences:
         if s.section.index in scope.cam_sections and vocab.map_words.search(s.low):
             scope.cam_units.add(id(s.unit))
+        elif s.section.role in OWN_ROLES and vocab.explanation_words.search(s.low):
+            scope.cam_sentences.add((id(s.unit), s.start))
     return scope
+
+
+OWN_ROLES = frozenset({"method", "appendix", "experiments", "other"})
+
+
+def families(sections) -> dict[int, int]:
+    """Section index -> index of the top-level section it belongs to (the section tree)."""
+    out, top = {}, None
+    for sec in sections:
+        if top is None or not sec.top_title or sec.title == sec.top_title or \
+                sec.top_title != sections[top].title:
+            top = sec.index
+        out[sec.index] = top
+    return out
+
+
+def cam_titled(sections, vocab: Vocabulary) -> set[int]:
+    return {sec.index for sec in sections
+            if sec.role not in OUT_OF_SCOPE_ROLES and sec.title and vocab.cam_titles.search(low(sec.title))}
+
+
+def inherited(sections, titled: set[int], vocab: Vocabulary) -> set[int]:
+    """Sections that inherit CAM scope: the subsections of a CAM-titled section, and, next to a
+    CAM subsection, sibling subsections about the map's ingredients (tokens, grid, target...)."""
+    family = families(sections)
+    cam_tops = {family[i] for i in titled}
+    out = set()
+    for sec in sections:
+        top = family[sec.index]
+        if sec.index in titled or sec.role in OUT_OF_SCOPE_ROLES or top not in cam_tops:
+            continue
+        title = low(sec.title or "")
+        if vocab.other_section.search(title):
+            continue    # a CNN comparator, a dataset, training: not the CAM procedure
+        if top in titled or vocab.ingredient_titles.search(title):
+            out.add(sec.index)
+    return out
+
+
+def _inherit(doc: DocumentText, scope: Scope, vocab: Vocabulary) -> None:
+    for i in inherited(doc.sections, set(scope.cam_titles), vocab):
+        scope.cam_titles.add(i)
+        scope.cam_sections.add(i)
 
 
 def _contrasted(text: str, pattern: re.Pattern, vocab: Vocabulary) -> bool:
@@ -123,4 +182,6 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     if on_transformer or not on_cnn_only:
         return True
     # the CAM sections name the transformer ("For the transformer, features are taken from...")
-    return any(vocab.transformer.search(s.low) for s in sentences if s.section.index in cam_sections)
+    return any(vocab.transformer.search(s.low) and not vocab.negation.search(s.low)
+               and not vocab.baseline_words.search(s.low)
+               for s in sentences if s.section.index in cam_sections)

@@ -50,6 +50,9 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
                 vocab.transformer.search(m.sentence.low)]
     if not arch_m and not weight_m and not vague_m:
         return None, []
+    if not arch_m and any(m.strength >= 3 for m in weight_m):
+        # a hub id or checkpoint tag names the architecture too (facebook/timesformer-base-...)
+        arch_m = [max(weight_m, key=lambda m: m.strength)]
     value: dict = {}
     primary = None
     if arch_m:
@@ -80,7 +83,8 @@ def decide_method(sentences: list[Sentence], scope: Scope, vocab: Vocabulary, me
         counts[m.value] = counts.get(m.value, 0) + 1
     # the most specific name used most often; plain Grad-CAM loses ties to a named variant
     value = max(counts, key=lambda v: (counts[v] + (0.5 if v not in ("gradcam", "vague") else 0)))
-    first = next(m for m in pool if m.value == value)
+    # the primary evidence: where the method section names it, not the abstract
+    first = max((m for m in pool if m.value == value), key=lambda m: ROLE_RANK.get(m.sentence.section.role, 2))
     if value == "vague":
         return {"text": " ".join(first.text.split())}, evidence_of(pool, first)
     return value, evidence_of([m for m in pool if m.value == value], first)
@@ -90,7 +94,7 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
     imp = vocab.implementation
     found, own = [], []
     for s in sentences:
-        if not scope.role_ok(s) or s.section.role == "introduction":
+        if not scope.role_ok(s) or s.section.role == "introduction" or not scope.attribution.own(s):
             continue
         for name, rx in imp["libraries"]:
             for m in rx.finditer(s.low):
@@ -99,8 +103,10 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
         for rx in imp["release"]:
             for m in rx.finditer(s.low):
                 ref = m.groupdict().get("ref")
-                found.append((_mention("implementation", "library", s.text[m.start():m.end()], s, m, 2 if ref else 1),
-                              {"commit": ref} if ref else None))
+                # "github.com/x/y (tag v1.2.0)": a revision named right after the address
+                pinned = {"commit": ref} if ref else _version_near(s.low, m.end(), imp["version"][1:])
+                found.append((_mention("implementation", "library", s.text[m.start():m.end()], s, m,
+                                       2 if pinned else 1), pinned))
         if scope.in_scope(s):
             for m in imp["own_code"].finditer(s.low):
                 own.append(_mention("implementation", "own", "own code", s, m))

@@ -22,6 +22,10 @@ def _rx(pattern: str) -> re.Pattern:
 
 
 def _any(patterns) -> re.Pattern:
+    patterns = list(patterns)
+    if patterns and all(p.startswith("\\b") for p in patterns):
+        # one word boundary test before the alternatives: the union is tried at word starts only
+        return _rx("\\b(?:" + "|".join(f"(?:{p[2:]})" for p in patterns) + ")")
     return _rx("|".join(f"(?:{p})" for p in patterns))
 
 
@@ -54,6 +58,19 @@ class Vocabulary:
     cues: dict[str, re.Pattern]
     map_words: re.Pattern = None
     other_methods: re.Pattern = None
+    explanation_words: re.Pattern = None
+    follows: re.Pattern = None
+    baseline_reference: re.Pattern = None
+    cnn_section: re.Pattern = None
+    cited_other: re.Pattern = None
+    baseline_words: re.Pattern = None
+    review_section: re.Pattern = None
+    request_words: re.Pattern = None
+    evaluation: re.Pattern = None
+    target_statement: re.Pattern = None
+    one_based: re.Pattern = None
+    ingredient_titles: re.Pattern = None
+    other_section: re.Pattern = None
     entries: dict[str, list[Entry]] = field(default_factory=dict)
     any_entry: dict[str, re.Pattern] = field(default_factory=dict)   # quick reject per key
     model: dict = field(default_factory=dict)
@@ -92,6 +109,19 @@ def vocabulary() -> Vocabulary:
         cues={k: _rx(p) for k, p in raw["cues"].items()},
         map_words=_rx(raw["map_words"]),
         other_methods=_rx(raw["other_methods"]),
+        explanation_words=_rx(raw["explanation_words"]),
+        follows=_rx(raw["follows"]),
+        baseline_reference=_rx(raw["baseline_reference"]),
+        cnn_section=_rx(raw["cnn_section"]),
+        cited_other=_rx(raw["cited_other"]),
+        baseline_words=_rx(raw["baseline_words"]),
+        review_section=_rx(raw["review_section"]),
+        request_words=_rx(raw["request_words"]),
+        evaluation=_rx(raw["evaluation"]),
+        target_statement=_rx(raw["target_statement"]),
+        one_based=_rx(raw["one_based"]),
+        ingredient_titles=_rx(raw["ingredient_titles"]),
+        other_section=_rx(raw["other_section"]),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
     )
     for key in ("method", "layer", "location", "target", "tokens", "reshape", "weighting",

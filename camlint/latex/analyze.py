@@ -144,6 +144,8 @@ def _merge(a: Analysis, ex, project: Project) -> None:
                 continue
             spec_value = src.data[key]
             s_status = judge.status_of(key, spec_value)
+            if isinstance(spec_value, str) and s_status == PARTIAL:
+                spec_value, s_status = _read_words(key, spec_value, s_status)
             p_status = judge.status_of(key, values.get(key))
             # an embedded camspec leads over the prose it sits in; a separate supplement only
             # leads where the manuscript says less
@@ -155,9 +157,32 @@ def _merge(a: Analysis, ex, project: Project) -> None:
                 evidence[key] = evidence[key] + spec_ev.get(key, [])
     _apply_presets(a, ex, values, evidence)
     a.values = values
-    a.arch = architecture_of(values, ex.input_size)
+    a.arch = _architecture(values, ex.input_size)
     a.statuses = judge.statuses(values, prefix_tokens=None if a.arch is None else a.arch.num_prefix_tokens > 0)
     a.evidence = {k: _dedupe(evidence[k]) for k in KEYS}
+
+
+def _architecture(values: dict, input_size: int | None):
+    """The architecture, from the model name or, when that says less, from the weights' id
+    (microsoft/beit-base-patch16-384 names the patch and the input size that "BEiT-B" does not)."""
+    arch = architecture_of(values, input_size)
+    model = values.get("model")
+    weights = model.get("weights") if isinstance(model, dict) else None
+    if isinstance(weights, str) and (arch is None or not arch.size_known):
+        alt = architecture_of({"model": weights.split("/")[-1].split(".")[0]}, input_size)
+        if alt is not None and (arch is None or alt.size_known):
+            return alt
+    return arch
+
+
+def _read_words(key: str, text: str, status: str) -> tuple[object, str]:
+    """A spec value written in words: read with the prose vocabulary, keep it if it says more."""
+    from camlint.extract.freetext import structured
+
+    value = structured(key, text)
+    if value is not None and _RANK[judge.status_of(key, value)] > _RANK[status]:
+        return value, judge.status_of(key, value)
+    return text, status
 
 
 def _apply_presets(a: Analysis, ex, values: dict, evidence: dict) -> None:

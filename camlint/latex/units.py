@@ -29,11 +29,11 @@ MAX_TITLE_CHARS = 1000
 _APPENDIX = re.compile(r"\\appendix\b|\\begin\s*\{appendices\}")
 _ABSTRACT = re.compile(r"\\begin\s*\{abstract\}|\\end\s*\{abstract\}")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
-_NEWCOMMAND = re.compile(r"\\(?:re)?newcommand\*?\s*\{?\s*\\([A-Za-z@]+)\s*\}?\s*(?:\[0\])?\s*\{"
-                         r"|\\providecommand\*?\s*\{?\s*\\([A-Za-z@]+)\s*\}?\s*\{"
-                         r"|\\def\s*\\([A-Za-z@]+)\s*\{")
+_NEWCOMMAND = re.compile(r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand)\*?\s*\{?\s*\\([A-Za-z@]+)\s*\}?"
+                         r"\s*(?:\[\s*(\d)\s*\])?\s*(?:\[[^\]]*\]\s*)?\{"
+                         r"|\\def\s*\\([A-Za-z@]+)\s*((?:#\d)*)\s*\{")
+ARITY_MARK = "#"   # macros with arguments are stored as "name#n" -> body with #1..#n
 MAX_MACRO_CHARS = 500
-_TAKES_ARGS = re.compile(r"\[\s*[1-9]\s*\]\s*\{$")
 _BEGIN_END = re.compile(r"\\begin\s*\{([^{}]*)\}|\\end\s*\{([^{}]*)\}")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\\$\"`0-9])")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|cf|vs|Fig|Figs|Eq|Eqs|Sec|Secs|Tab|Ref|Refs|"
@@ -102,8 +102,12 @@ class Sentence:
     start: int
     end: int
     text: str
+    offsets: list[int] | None = None   # normalised text: offset in `text` -> offset in the unit's text
 
     def line_col(self, pos: int = 0) -> tuple[int, int]:
+        if self.offsets is not None:
+            return self.unit.line_col(self.offsets[min(max(pos, 0), len(self.offsets) - 1)] if self.offsets
+                                      else self.start)
         return self.unit.line_col(self.start + pos)
 
     @property
@@ -191,6 +195,7 @@ class _Converter:
     def __init__(self, file: SourceFile, section: Section, base: int, macros: dict[str, str]):
         self.file, self.section, self.base, self.macros = file, section, base, macros
         self.units: list[Unit] = []
+        self.arity = {k.split(ARITY_MARK)[0]: int(k.split(ARITY_MARK)[1]) for k in macros if ARITY_MARK in k}
         self.float_env = ""
         self.in_table = False
         self.stack: list[_Builder] = []
@@ -215,9 +220,45 @@ class _Converter:
 
     # -- nodes
     def nodes(self, nodes, math: bool = False) -> None:
-        for n in nodes or ():
-            if n is not None:
-                self.node(n, math)
+        nodes = [n for n in nodes or () if n is not None]
+        i = 0
+        while i < len(nodes):
+            n = nodes[i]
+            arity = self.arity.get(n.macroname) if n.isNodeType(lw.LatexMacroNode) else None
+            if arity:
+                args, j = self._following_groups(nodes, i + 1, arity)
+                if len(args) == arity:
+                    self._expand(n, args, arity, math)
+                    i = j
+                    continue
+            self.node(n, math)
+            i += 1
+
+    @staticmethod
+    def _following_groups(nodes, j: int, arity: int):
+        """The brace groups after a user macro with arguments (pylatexenc sees them as siblings)."""
+        args = []
+        while len(args) < arity and j < len(nodes):
+            nj = nodes[j]
+            if nj.isNodeType(lw.LatexCharsNode) and not nj.chars.strip():
+                j += 1
+            elif nj.isNodeType(lw.LatexGroupNode):
+                args.append(nj)
+                j += 1
+            else:
+                break
+        return args, j
+
+    def _expand(self, n, args, arity: int, math: bool) -> None:
+        texts = []
+        for a in args:
+            self.begin("text")
+            self.nodes(a.nodelist, math)
+            texts.append(self.stack.pop().finish().text)
+        body = self.macros[f"{n.macroname}{ARITY_MARK}{arity}"]
+        text = re.sub(r"#([1-9])", lambda m: texts[int(m.group(1)) - 1] if int(m.group(1)) <= arity else "", body)
+        # nested uses of a macro that repeats its argument would grow exponentially: cap each expansion
+        self.b.add(text[:MAX_MACRO_CHARS], self.base + n.pos)
 
     def node(self, n, math: bool) -> None:
         pos = self.base + n.pos
@@ -288,7 +329,8 @@ class _Converter:
         elif name in M.SPACES:
             self.b.add(" ", pos)
         elif name in self.macros:
-            self.b.add(self.macros[name], pos)
+            # "\\tok token": the space after a macro name is eaten by TeX, \\xspace puts it back
+            self.b.add(self.macros[name] + (" " if getattr(n, "macro_post_space", "") else ""), pos)
         elif name in M.TEXT_WRAPPERS:
             if name == "verb" and not args:   # pylatexenc keeps \verb content in verbatim_delimiters
                 self.b.add(getattr(n, "verbatim_content", "") or "", pos)
@@ -428,22 +470,24 @@ def group_ends(text: str, starts) -> dict[int, int]:
 
 
 def collect_macros(project: Project) -> dict[str, str]:
-    """Argument-less \\newcommand / \\def macros, expanded to text."""
+    """\\newcommand / \\renewcommand / \\DeclareRobustCommand / \\def macros, expanded to text.
+
+    A macro with arguments is stored under "name#n"; its body keeps #1..#n for the arguments.
+    """
     bodies: dict[str, str] = {}
     for f in project.files:
-        found = []
-        for m in _NEWCOMMAND.finditer(f.masked):
-            # a [n] argument count other than 0 means the macro takes arguments: skip it
-            if not _TAKES_ARGS.search(f.masked, m.start(), m.end()):
-                found.append(m)
-        ends = group_ends(f.masked, [m.end() for m in found])
+        found = list(_NEWCOMMAND.finditer(f.masked))
+        ends = group_ends(f.masked, [m.end() for m in found])   # one linear pass for all bodies
         for m in found:
             end = ends[m.end()]
-            if end - 1 - m.end() <= MAX_MACRO_CHARS:   # longer bodies are skipped (never sliced)
-                bodies[m.group(1) or m.group(2) or m.group(3)] = f.masked[m.end(): end - 1]
+            if end - 1 - m.end() > MAX_MACRO_CHARS:   # longer bodies are skipped (never sliced)
+                continue
+            name = m.group(1) or m.group(3)
+            nargs = int(m.group(2) or 0) if m.group(1) else len(m.group(4) or "") // 2
+            bodies[f"{name}{ARITY_MARK}{nargs}" if nargs else name] = f.masked[m.end(): end - 1]
     macros: dict[str, str] = {}
     for name, body in bodies.items():
-        if "#" in body:
+        if len(body) > MAX_MACRO_CHARS or ("#" in body and ARITY_MARK not in name):
             continue
         # expanding earlier macros inside a body can grow exponentially (\\def\\b{\\a\\a}...)
         macros[name] = expand_macro_body(body, macros)[:MAX_MACRO_CHARS]
@@ -571,6 +615,8 @@ def build_units(project: Project, relevant: Callable[[str, bool], bool], cache=N
     _raw_flags(project, pending, relevant, doc)
     cam_sections = set(doc.raw_flags.get("cam", ()))
     cam_sections |= {s.index for s in doc.sections if s.title and relevant.cam(s.title)}
+    if hasattr(relevant, "widen"):    # subsections that inherit the CAM scope of their section
+        cam_sections = relevant.widen(doc.sections, cam_sections)
     for kind, item, sec in pending:           # pass 2: parse what matters
         if kind == "unit":
             doc.units.append(item)

@@ -35,16 +35,40 @@ def _check_for(item: _Item):
             return   # heads is missing only under an attention location: CAM205 says so
         if item.key == "implementation" and isinstance(value, dict) and value.get("library"):
             return   # a library without its version: CAM403 says so
+        hint = model_hint(item.key, a.arch)
         if status == MISSING:
             file, line, col = a.anchor
-            yield Hit(item.missing, file, line, col)
+            yield Hit(item.missing, file, line, col, hint=hint)
         elif status == PARTIAL:
             file, line, col = a.where(item.key)
             gaps = open_slots(item.key, value)
             missing = f"; missing: {', '.join(gaps)}" if gaps else ""
             yield Hit(f"{item.partial}{missing} (found: {_short(value)})", file, line, col,
-                      severity="warning")
+                      severity="warning", hint=hint)
     return check
+
+
+_SWIN_HINTS = {
+    "layer": "Name the Swin stage (1-4) and the block within it, e.g. the last block of stage 4 "
+             "(layers[-1].blocks[-1]).",
+    "location": "Name the point in the Swin block: the norm1 output (layers[-1].blocks[-1].norm1), the "
+                "windowed attention, or the block output; Swin keeps (B, H, W, C) maps per stage.",
+    "reshape": "Swin stages are already spatial: give the stage's grid (input / (4 * 2^(stage-1)), e.g. "
+               "7 x 7 at stage 4 for 224 px) or say that no reshape is needed.",
+}
+
+
+def model_hint(key: str, arch) -> str | None:
+    """A hint that speaks of the paper's model (Swin stages, the model's own grid)."""
+    if arch is None:
+        return None
+    if arch.family == "swin":
+        return _SWIN_HINTS.get(key)
+    if key == "reshape" and getattr(arch, "size_known", False) and arch.patch:
+        g = arch.img_size // arch.patch
+        return (f"Give the grid: {arch.img_size} px / patch {arch.patch} = {g} x {g} for {arch.name}, "
+                "and the order (row-major).")
+    return None
 
 
 ITEMS = (

@@ -217,9 +217,20 @@ ZERO_GRADIENT_LOCATION = Rule(
 
 
 def _prose_target(a, slot: str):
+    """Target mentions, one statement per sentence: a sentence that names two kinds contrasts
+    them ("the logit, not the probability"), one that names two classes is an apposition; kinds
+    count only where the sentence states what is differentiated."""
     if a.prose is None:
         return []
-    return [m for m in a.prose.mentions.get("target", []) if m.slot == slot and not m.vague]
+    from camlint.extract.vocab import vocabulary
+
+    cue = vocabulary().target_statement
+    found = [m for m in a.prose.mentions.get("target", []) if m.slot == slot and not m.vague]
+    per_sentence: dict[int, set] = {}
+    for m in found:
+        per_sentence.setdefault(id(m.sentence), set()).add(m.value)
+    single = [m for m in found if len(per_sentence[id(m.sentence)]) == 1]   # "X class, the positive class"
+    return single if slot != "kind" else [m for m in single if cue.search(m.sentence.low)]
 
 
 def check_conflicting_target_kind(a):
@@ -259,7 +270,7 @@ def check_conflicting_target_class(a):
     first = {}
     for value, m in classes:
         for other, om in first.items():
-            if value != other:
+            if value != other and "fixed class" not in (value, other):   # "a fixed class" names none
                 file, line, col = m.position()
                 o_file, o_line, _ = om.position()
                 yield Hit(f"the map is for the {_name(value)} class here but for the {_name(other)} class at "
@@ -287,6 +298,16 @@ CONFLICTING_TARGET_CLASS = Rule(
 def _comparable(key: str, value, depth):
     if not F.is_concrete(value):
         return None
+    if isinstance(value, str) and key not in ("method",):
+        from camlint import vocab
+        from camlint.extract.freetext import structured
+
+        canon = vocab.canonical(key if key not in ("target", "tokens", "reshape", "postprocess", "layer")
+                                else "", value)
+        if not canon.exact:     # words, not a canonical value: compare what the words pin down
+            value = structured(key, value)
+            if value is None:
+                return None
     if key == "layer":
         b = F.blocks(value, depth)
         return tuple(b) if b else None

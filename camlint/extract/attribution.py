@@ -1,0 +1,54 @@
+"""Whose procedure does a sentence describe? Only the paper's own CAM settings fill the checklist.
+
+Every sentence gets one attribution before any value is accepted:
+- OWN: the paper's own procedure (the default);
+- OTHER: a cited or compared method ("against 61.2% for attention rollout [cite]"), another
+  explanation method (rollout, occlusion, integrated gradients) with no CAM method named;
+- CNN: a convolutional baseline or comparator (named in the sentence, or the sentence sits in a
+  subsection about it, or refers back to it: "for this comparator");
+- EVALUATION: a measured result in the experiments ("class probability: 0.46 on average");
+- RELATED: related work, the introduction, the references, acknowledgements.
+"""
+from __future__ import annotations
+
+from camlint.extract.vocab import Vocabulary, low
+from camlint.latex.units import Sentence
+
+OWN, OTHER, CNN, RELATED, EVALUATION = "own", "other", "cnn", "related", "evaluation"
+RELATED_ROLES = frozenset({"related", "introduction", "references", "acknowledgements"})
+
+
+class Attribution:
+    def __init__(self, vocab: Vocabulary):
+        self.vocab = vocab
+        self._cache: dict[tuple[int, int], str] = {}
+
+    def of(self, s: Sentence) -> str:
+        key = (id(s.unit), s.start)
+        if key not in self._cache:
+            self._cache[key] = self._attribute(s)
+        return self._cache[key]
+
+    def _attribute(self, s: Sentence) -> str:
+        v = self.vocab
+        if s.section.role in RELATED_ROLES:
+            return RELATED
+        if s.section.title and self.vocab.review_section.search(low(s.section.title)):
+            return RELATED
+        text = s.low
+        transformer = bool(v.transformer.search(text))
+        if not transformer:
+            if v.cnn.search(text) or v.baseline_reference.search(text):
+                return CNN
+            if s.section.title and v.cnn_section.search(low(s.section.title)):
+                return CNN
+        if v.other_methods.search(text) and not v.cam_triggers.search(text):
+            return OTHER
+        if v.cited_other.search(text) or v.request_words.search(text):
+            return OTHER
+        if s.section.role == "experiments" and v.evaluation.match(text):
+            return EVALUATION
+        return OWN
+
+    def own(self, s: Sentence) -> bool:
+        return self.of(s) == OWN

@@ -1,0 +1,134 @@
+"""Normalisation before matching: one spelling for things people write many ways.
+
+The vocabulary then needs one pattern per idea, not one per spelling:
+- number words become digits ("one hundred and ninety-six" -> 196, "fourteen" -> 14);
+- grids become `R×C` ("24-by-24", "14 by 14", "7 x 7", "14 X 14" -> 24×24, 14×14, 7×7);
+- a two-cell table row becomes a sentence ("Removed tokens | [CLS] and distillation" ->
+  "the [CLS] and distillation tokens are removed"; other rows "key: value");
+- typographic variants become ASCII (unicode minus and hyphens, non-breaking spaces, curly quotes),
+  and runs of white space one space (math and macros leave double spaces behind).
+
+Every normalised character keeps the offset it came from, so evidence still points at the
+author's line (Sentence.offsets).
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from camlint.latex.units import Sentence
+
+_UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+          "eighteen", "nineteen")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+VALUE = {w: i for i, w in enumerate(_UNITS)} | {w: 10 + i for i, w in enumerate(_TEENS)} | \
+        {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+
+_U = "|".join(_UNITS[1:])
+_BELOW_100 = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{_U}))?|{'|'.join(_TEENS)}|{_U})"
+_NUMBER_WORDS = re.compile(rf"\b(?:(?:{_U})[- ]hundred(?:(?: and)? {_BELOW_100})?|{_BELOW_100})\b", re.I)
+_GRID = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:-\s*by\s*-|\s+by\s+|[x×X*]|\s+[x×X*]\s+|\s*×\s*)\s*(\d{1,4})(?![\w.])")
+_SPACES = re.compile(r"\s{2,}")
+_WORD_DASH = re.compile(r"(?<=[A-Za-z])[–—](?=[A-Za-z])")    # "image--text" -> "image-text"
+_CHARS = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u00a0": " ", "\u202f": " ",
+                        "\u2009": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
+                        "\u22c5": "·", "\u2217": "*"})
+
+
+def number_value(words: str) -> int:
+    """Value of a run of number words ("one hundred and ninety-six" -> 196)."""
+    total, current = 0, 0
+    for w in re.split(r"[- ]+", words.lower()):
+        if w == "and":
+            continue
+        if w == "hundred":
+            current = max(current, 1) * 100
+        else:
+            current += VALUE[w]
+    return total + current
+
+
+def _number(m: re.Match) -> str | None:
+    word = m.group(0)
+    if word.lower() == "one":
+        return None     # "one of the blocks", "one head": a pronoun more often than a count
+    return str(number_value(word))
+
+
+def _grid(m: re.Match) -> str:
+    return f"{m.group(1)}×{m.group(2)}"
+
+
+def _sub(text: str, offs: list[int], rx: re.Pattern, fn: Callable[[re.Match], str | None]):
+    """Replace matches; a replacement's characters all map to the match's first source offset."""
+    out, new_offs, last = [], [], 0
+    for m in rx.finditer(text):
+        rep = fn(m)
+        if rep is None:
+            continue
+        out.append(text[last:m.start()])
+        new_offs.extend(offs[last:m.start()])
+        out.append(rep)
+        new_offs.extend([offs[m.start()]] * len(rep))
+        last = m.end()
+    if not out:
+        return text, offs
+    out.append(text[last:])
+    new_offs.extend(offs[last:])
+    return "".join(out), new_offs
+
+
+def normalise_text(text: str, offsets: list[int] | None = None) -> tuple[str, list[int]]:
+    offs = list(range(len(text))) if offsets is None else offsets
+    text = text.translate(_CHARS)          # one character for one: offsets unchanged
+    text, offs = _sub(text, offs, _SPACES, lambda m: " ")
+    text = _WORD_DASH.sub("-", text)       # one character for one
+    text, offs = _sub(text, offs, _NUMBER_WORDS, _number)
+    text, offs = _sub(text, offs, _GRID, _grid)
+    return text, offs
+
+
+# Setting names in the first cell of a key/value row, and the sentence that states the value.
+ROW_TEMPLATES = (
+    (re.compile(r"^(?:removed|dropped|discarded|excluded|deleted) tokens?$", re.I), "the {v} tokens are removed"),
+    (re.compile(r"^(?:kept|retained) tokens?$", re.I), "the {v} tokens are kept"),
+    (re.compile(r"^(?:token )?(?:grid|reshape|token layout)$", re.I), "the tokens are reshaped to {v} grid"),
+    (re.compile(r"^(?:target |hooked )?(?:layer|block)s?$", re.I), "the map is taken at {v} block"),
+    (re.compile(r"^(?:target|explained score|score)$", re.I), "the gradient target is the {v}"),
+)
+_CELL = re.compile(r"\s*\|\s*")
+
+
+def _row_sentence(text: str, offs: list[int]) -> tuple[str, list[int]]:
+    """A key/value table row as a sentence; offsets of the value cell are kept."""
+    cells = [m for m in re.finditer(r"[^|]+", text) if m.group(0).strip()]
+    if len(cells) < 2:
+        return text, offs
+    key, value = cells[0].group(0).strip(), cells[1]
+    vstart = value.start() + len(value.group(0)) - len(value.group(0).lstrip())
+    vtext = value.group(0).strip()
+    if len(cells) > 2:   # "Tokens | CLS | removed before reshape": the value spans the other cells
+        vtext = text[vstart:cells[-1].end()].rstrip()
+        vtext, voffs = re.sub(r"\s*\|\s*", " ", vtext), None
+        voffs = [offs[vstart]] * len(vtext)
+        return f"{key}: {vtext}", [offs[vstart]] * (len(key) + 2) + voffs
+    template = next((t for rx, t in ROW_TEMPLATES if rx.match(key)), None)
+    if template is None:
+        out = f"{key}: {vtext}"
+        kstart = cells[0].start() + len(cells[0].group(0)) - len(cells[0].group(0).lstrip())
+        return out, offs[kstart:kstart + len(key)] + [offs[vstart]] * 2 + offs[vstart:vstart + len(vtext)]
+    before, after = template.split("{v}")
+    new = before + vtext + after
+    return new, [offs[vstart]] * len(before) + offs[vstart:vstart + len(vtext)] + [offs[vstart]] * len(after)
+
+
+def normalise(s: Sentence) -> Sentence:
+    text, offs = s.text, [s.start + i for i in range(len(s.text))]
+    if s.unit.kind == "row":
+        text, offs = _row_sentence(text, offs)
+    text, offs = normalise_text(text, offs)
+    if text == s.text:
+        return s
+    offs.append(s.end)   # the position just after the text
+    return Sentence(s.unit, s.start, s.end, text, offs)
