@@ -66,8 +66,10 @@ def _emit(text: str, output: str | None) -> None:
 @click.option("--ignore", multiple=True, help="Skip these rules (code, prefix or name); repeatable.")
 @click.option("--extend-select", multiple=True, help="Add rules to the selection; repeatable.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: when a terminal).")
-def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend_select, color):
-    """Check manuscripts (.tex) and camspec supplements (.yaml/.yml/.json)."""
+@click.option("--main", "main_name", default=None, metavar="NAME",
+              help="In an archive: the main file (default: the .tex file with \\documentclass).")
+def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend_select, color, main_name):
+    """Check manuscripts (.tex, .pdf, .md, .txt, .zip/.tar.gz archives) and camspec supplements."""
     from camlint.config import CliOverrides
     from camlint.runner import run_check
 
@@ -77,7 +79,7 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
                              fail_on=fail_on, format=fmt)
     try:
         result = run_check(list(paths), spec=spec, overrides=overrides, config_file=config_file,
-                           progress=sys.stderr.isatty())
+                           progress=sys.stderr.isatty(), main=main_name)
     except InputError as exc:   # e.g. a configuration file that cannot be read: a usage error
         click.echo(f"camlint: {exc}", err=True)
         sys.exit(EXIT_INPUT)

@@ -22,10 +22,13 @@ class Finding:
     col: int                  # 1-based
     section: str = ""         # enclosing section title: stable across revisions (fingerprints)
     suppressed: str | None = None   # the reason given by a suppression, when suppressed
+    page: int | None = None   # PDFs: the page; `line` is then the line on that page
 
     def to_json(self) -> dict:
         out = {k: getattr(self, k) for k in
                ("code", "name", "item", "severity", "message", "hint", "file", "line", "col")}
+        if self.page is not None:
+            out["page"] = self.page
         if self.section:
             out["section"] = self.section
         if self.suppressed is not None:
@@ -39,9 +42,17 @@ class Evidence:
     line: int
     col: int
     text: str
+    page: int | None = None   # PDFs: the page; `line` is then the line on that page
 
     def to_json(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if self.page is None:
+            del out["page"]
+        return out
+
+    def where(self) -> str:
+        """`main.pdf page 3 line 12` for PDFs, `main.tex:12` otherwise."""
+        return f"{self.file} page {self.page} line {self.line}" if self.page else f"{self.file}:{self.line}"
 
 
 @dataclass

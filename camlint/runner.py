@@ -50,24 +50,24 @@ def _config_for(f: Path, config_file: Path | None, overrides: CliOverrides, cach
 
 def _check_one(job):
     """One document (run in a worker process when there are many): (report, error)."""
-    f, spec, cfg = job
+    f, spec, cfg, *rest = job
     try:
-        return check_file(f, spec=spec, config=cfg), None
+        return check_file(f, spec=spec, config=cfg, main=rest[0] if rest else None), None
     except InputError as exc:
         return None, exc
 
 
 def run_check(paths: list[Path], *, spec: Path | None = None, overrides: CliOverrides = CliOverrides(),
-              config_file: Path | None = None, progress: bool = False) -> CheckResult:
+              config_file: Path | None = None, progress: bool = False, main: str | None = None) -> CheckResult:
     result = CheckResult()
     files, result.errors = expand(paths)
     if spec is not None and not spec.is_file():
         result.errors.append(InputError("no such spec file", display_path(spec)))
         spec = None
     configs: dict = {}
-    jobs = [(f, spec, _config_for(f, config_file, overrides, configs)) for f in files]
+    jobs = [(f, spec, _config_for(f, config_file, overrides, configs), main) for f in files]
     result.format = jobs[-1][2].format if jobs else (overrides.format or "text")
-    for (report, error), (_, _, cfg) in zip(_run_jobs(jobs, progress), jobs):
+    for (report, error), (_, _, cfg, _) in zip(_run_jobs(jobs, progress), jobs):
         if error is not None:
             result.errors.append(error)
             continue

@@ -1,0 +1,339 @@
+"""The PDF front end: lines in reading order -> the LaTeX front end's document model.
+
+Each PDF line becomes one line of a virtual source file, so every unit maps back to a line; the
+report then says `main.pdf page N line L` (line L counted on page N, in reading order).
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from pathlib import Path
+
+from camlint.analysis import Analysis
+from camlint.inputs.model import ModelBuilder
+from camlint.inputs.pdflayout import MAX_PAGES, MAX_PDF_BYTES, Line, Page, PdfReadError, body_style, read_pages
+from camlint.inputs.textfile import read_limited
+from camlint.keys import KEYS
+from camlint.problems import Problem
+
+_LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
+              "\ufffe": "-", "\x02": "-", "\u00ad": "-", "−": "-", "∗": "*", "’": "'", "‘": "'",
+              "“": '"', "”": '"', "\u00a0": " ", "\u2009": " ", "\u2002": " ", "\u2003": " ",
+              "ˆ": "^", "˜": "~", "\x88": "•"}
+_ACCENT = re.compile(r"([´`¨ˆ˜ˇ˝˘¯˙])\s?([A-Za-zıȷ])")
+_COMBINING = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "ˇ": "\u030c",
+              "˝": "\u030b", "˘": "\u0306", "¯": "\u0304", "˙": "\u0307"}
+_PAGENUM = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?$", re.I)
+_NUMBERED = re.compile(r"^(?:(?P<num>\d{1,2}(?:\.\d{1,2}){0,3})|(?P<app>[A-H](?:\.\d{1,2}){0,3}))\.?\s+"
+                       r"(?P<title>[A-Z][^\n]{0,100})$")
+_APPENDIX_TITLE = re.compile(r"^(?:appendix|appendices|supplementary material)(?:\s+([A-H])\b)?[\s.:—–-]*(.*)$", re.I)
+_NAMED = {"abstract", "references", "bibliography", "acknowledgements", "acknowledgments", "acknowledgement",
+          "acknowledgment", "introduction", "conclusion", "conclusions", "related work", "appendix",
+          "appendices", "supplementary material", "limitations", "broader impact", "discussion"}
+_CAPTION = re.compile(r"^(?P<env>figure|fig\.|table|tab\.|algorithm|listing)\s*(?:[A-Z]?\d{1,3}|[IVX]{1,5})"
+                      r"(?:\.\d+)?\s*[:.|—–-]", re.I)
+_INLINE_ABSTRACT = re.compile(r"^abstract\s*[.:—–-]\s*\S", re.I)
+_FOOT_MARK = re.compile(r"^(?:\d{1,2}|[*∗†‡§¶])\s*\S")
+_MARKER = re.compile(r"^(?:\d{1,2}|[*∗†‡§¶a-e])$")
+_BULLET = re.compile(r"^[•◦▪‣∙·]\s*")
+_REF_ENTRY = re.compile(r"^\[(\d{1,3})\]\s*|^(\d{1,3})\.\s+(?=[A-Z])")
+_END = re.compile(r"[.!?:]['\")\]]?$")
+_COMPOUND_TAILS = {"based", "wise", "level", "specific", "trained", "aware", "free", "like", "scale",
+                   "grained", "dependent", "independent", "agnostic", "driven", "guided", "art", "end",
+                   "head", "token", "tokens", "patch", "class", "layer", "block", "map", "maps", "only",
+                   "resolution", "step", "time", "type", "order", "style", "source", "domain", "label",
+                   "attention", "activation", "weighted", "sized", "shot", "off", "up", "out", "in"}
+_SPEC_LINE = re.compile(r"^\s*(" + "|".join(KEYS) + r"|camspec)\s*:")
+NO_TEXT_CHARS_PER_PAGE = 40   # fewer characters than this per page: a scan without a text layer
+
+
+def normalize(text: str, mono: bool = False) -> str:
+    """Ligatures, pdfium's hyphen marks, quotes, minus signs and spacing accents, mapped."""
+    text = "".join(_LIGATURES.get(c, c) for c in text) if any(c in _LIGATURES for c in text) else text
+    if not mono and _ACCENT.search(text):
+        text = _ACCENT.sub(lambda m: unicodedata.normalize(
+            "NFC", m.group(2).replace("ı", "i").replace("ȷ", "j") + _COMBINING[m.group(1)]), text)
+    return text
+
+
+def analyze_pdf(path: Path, display: str, spec: Path | None = None, data: bytes | None = None) -> Analysis:
+    from camlint.errors import InputError
+    from camlint.latex.analyze import analyze_units
+
+    if data is None:
+        data = read_limited(path, MAX_PDF_BYTES)
+    try:
+        pages = read_pages(data)
+    except PdfReadError as exc:
+        raise InputError(f"not a readable PDF ({exc})", display) from None
+    lines = [ln for p in pages for ln in p.lines]
+    b, page_first = _layout(pages, display, path)
+    project, doc = b.finish(path.resolve().parent if path is not None else Path.cwd())
+    a = analyze_units(project, doc, b.bibliography, display, spec, kind="pdf")
+    a.page_lines = page_first
+    chars = sum(len(ln.text) for ln in lines)
+    if chars < NO_TEXT_CHARS_PER_PAGE * max(len(pages), 1):
+        a.problems.append(Problem(
+            "CAM005", f"the PDF has no text layer ({chars} characters on {len(pages)} pages): probably "
+            "a scan; nothing in it could be checked", display, 1, 1,
+            hint="Run camlint on the LaTeX sources, or on a PDF exported with its text (not scanned)."))
+    if len(pages) >= MAX_PAGES:
+        a.problems.append(Problem("CAM005", f"only the first {MAX_PAGES} pages were read", display, 1, 1))
+    return a
+
+
+def page_line(page_first: list[int], line: int) -> tuple[int, int]:
+    """Virtual line -> (page, line on that page)."""
+    import bisect
+
+    i = bisect.bisect_right(page_first, line) - 1
+    return (i + 1, line - page_first[i] + 1) if i >= 0 else (1, line)
+
+
+def _layout(pages: list[Page], display: str, path: Path | None):
+    body_size, fonts = body_style(pages)
+    body_fonts = {f for f, _ in fonts.most_common(2)}
+    _classify(pages, body_size, body_fonts)
+    _inline_code(pages)
+    texts, page_first = [], []
+    for p in pages:
+        page_first.append(len(texts) + 1)
+        for ln in p.lines:
+            ln.text = normalize(ln.text, ln.mono)
+            texts.append(ln.text)
+            ln.line_on_page = len(texts)           # virtual line number (1-based)
+    b = ModelBuilder(path, display, texts)
+    b.bibliography = {}
+    _Reader(b, body_size, _hyphenated_words(texts)).read([ln for p in pages for ln in p.lines])
+    return b, page_first
+
+
+def _classify(pages: list[Page], body_size: float, body_fonts: set[int]) -> None:
+    """Running heads, page numbers, captions, headings, footnotes and code, told apart."""
+    repeated = Counter(re.sub(r"\d+", "#", ln.text.strip().lower()) for p in pages for ln in p.lines
+                       if ln.y > p.height * 0.9 or ln.y < p.height * 0.08)
+    for p in pages:
+        for ln in p.lines:
+            rel = ln.y / p.height if p.height else 0.5
+            text = ln.text.strip()
+            key = re.sub(r"\d+", "#", text.lower())
+            if (rel < 0.1 or rel > 0.9) and _PAGENUM.match(text):
+                ln.kind = "pagenum"
+            elif len(text) <= 3 and ln.size < body_size * 0.8 and _MARKER.match(text):
+                ln.kind = "marker"         # a raised footnote mark: its own line for pdfium
+            elif (rel > 0.92 or rel < 0.06) and (repeated[key] >= 2 or ln.size < body_size * 0.95) \
+                    and len(pages) > 1:
+                ln.kind = "running"
+            elif ln.mono:
+                ln.kind = "code"
+            elif _CAPTION.match(text):
+                ln.kind = "caption"
+            else:
+                ln.heading = _heading_level(ln, body_size, body_fonts)
+                ln.kind = "heading" if ln.heading else "body"
+        _footnotes(p, body_size)
+
+
+def _inline_code(pages: list[Page]) -> None:
+    """A single typewriter line between lines of a paragraph is inline code (\\texttt), not a block."""
+    lines = [ln for p in pages for ln in p.lines if ln.kind not in ("pagenum", "running", "marker")]
+    for i, ln in enumerate(lines):
+        if ln.kind != "code":
+            continue
+        before = lines[i - 1] if i else None
+        after = lines[i + 1] if i + 1 < len(lines) else None
+        if before is not None and after is not None and before.kind == "body" and after.kind == "body" \
+                and not _END.search(before.text.rstrip()):
+            ln.kind = "body"
+
+
+def _heading_level(ln: Line, body_size: float, body_fonts: set[int]) -> tuple[int, bool, str] | None:
+    """(level, appendix, title) when the line reads and looks like a heading."""
+    text = ln.text.strip()
+    if len(text) > 110 or len(text) < 3:
+        return None
+    distinct = ln.bold or ln.font not in body_fonts or ln.size > body_size * 1.08
+    m = _NUMBERED.match(text)
+    if m and distinct and not text.endswith(",") and len(m.group("title").split()) <= 14:
+        num = m.group("num") or m.group("app")
+        return num.count(".") + 1, m.group("app") is not None, m.group("title").strip()
+    low = text.lower().strip(" .:")
+    m = _APPENDIX_TITLE.match(text)
+    if m and (distinct or low in _NAMED) and len(text.split()) <= 10:
+        return 1, True, text.strip()
+    if low in _NAMED and (distinct or low in ("abstract", "references", "bibliography")):
+        return 1, False, text.strip(" .:")
+    return None
+
+
+def _footnotes(p: Page, body_size: float) -> None:
+    """Small lines starting with a marker, below every body line of their column."""
+    for column in ("left", "right", "span"):
+        col = [ln for ln in p.lines if ln.column == column]
+        body_y = [ln.y for ln in col if ln.kind == "body" and abs(ln.size - body_size) < 0.6]
+        if not body_y:
+            continue
+        floor, started = min(body_y), False
+        for ln in col:
+            if ln.kind != "body" or ln.y >= floor or ln.size >= body_size * 0.92 or ln.y > p.height * 0.4:
+                continue
+            started = started or bool(_FOOT_MARK.match(ln.text.strip()))
+            if started:
+                ln.kind = "footnote"
+
+
+def _hyphenated_words(texts: list[str]) -> set[str]:
+    """Hyphenated words the paper writes inside lines: a line-end hyphen between them is kept."""
+    out = set()
+    for t in texts:
+        for m in re.finditer(r"\b([A-Za-z]{2,})-([A-Za-z]{2,})\b", t[:-1]):
+            out.add((m.group(1).lower(), m.group(2).lower()))
+    return out
+
+
+class _Reader:
+    """Walks the classified lines in reading order and declares units on the builder."""
+
+    def __init__(self, b: ModelBuilder, body_size: float, hyphenated: set):
+        self.b, self.body, self.hyphenated = b, body_size, hyphenated
+        self.pieces: list = []
+        self.joins: list = []
+        self.kind, self.float_env = "text", ""
+        self.prev: Line | None = None
+        self.in_refs = False
+        self.ref_key, self.ref_text = None, []
+        self.code: list[Line] = []
+        self.seen_heading = False
+
+    def read(self, lines: list[Line]) -> None:
+        for ln in lines:
+            if ln.kind in ("pagenum", "running", "marker"):
+                continue
+            if ln.kind != "code" and self.code:
+                self._flush_code()
+            if ln.kind == "heading":
+                self._heading(ln)
+            elif ln.kind == "code":
+                self.flush()
+                self.code.append(ln)
+            elif self.in_refs:
+                self._reference(ln)
+            elif ln.kind == "caption":
+                self.flush()
+                env = ln.text.strip().lower()
+                self.kind, self.float_env = "caption", "table" if env.startswith("tab") else "figure"
+                self._add(ln)
+            elif ln.kind == "footnote":
+                if self.kind != "footnote" or _FOOT_MARK.match(ln.text.strip()):
+                    self.flush()
+                    self.kind = "footnote"
+                self._add(ln)
+            else:
+                self._body(ln)
+        self._flush_code()
+        self.flush()
+        self._flush_ref()
+
+    def _heading(self, ln: Line) -> None:
+        self.flush()
+        self._flush_ref()
+        level, appendix, title = ln.heading
+        low = title.lower()
+        if low == "abstract":
+            self.b.abstract(ln.line_on_page)
+        else:
+            self.b.heading(ln.line_on_page, title, level, appendix)
+        self.in_refs = self.b.section.role == "references" and low != "abstract"
+        self.seen_heading = True
+
+    def _body(self, ln: Line) -> None:
+        text = ln.text.strip()
+        if _INLINE_ABSTRACT.match(text) and not self.seen_heading:
+            self.flush()
+            self.b.abstract(ln.line_on_page)
+            self.seen_heading = True
+        if self.kind in ("caption", "footnote") and not self._continues(ln, same_size=True):
+            self.flush()
+        elif self.kind == "title":
+            if abs(ln.size - self.prev.size) > 0.3:
+                self.flush()
+        elif self.pieces and self._paragraph_break(ln):
+            self.flush()
+        if not self.seen_heading and ln.page == 1 and abs(ln.size - self.body) >= 0.6:
+            if ln.size <= self.body * 1.2:
+                return                     # authors and affiliations (\author is not read either)
+            if not self.pieces:
+                self.kind = "title"
+        if _BULLET.match(text):
+            self.flush()
+            self.kind = "item"
+        self._add(ln)
+
+    def _continues(self, ln: Line, same_size: bool) -> bool:
+        p = self.prev
+        if p is None or p.page != ln.page or p.column != ln.column:
+            return False
+        close = 0 < p.y - ln.y < max(p.size, ln.size) * 1.8
+        return close and (not same_size or abs(p.size - ln.size) < 0.6)
+
+    def _paragraph_break(self, ln: Line) -> bool:
+        p = self.prev
+        if p is None:
+            return False
+        ended = bool(_END.search(p.text.rstrip()))
+        if p.page == ln.page and p.column == ln.column:
+            gap = p.y - ln.y
+            if gap > max(p.size, ln.size) * 2.2 or gap < -2:
+                return ended or gap > max(p.size, ln.size) * 4
+            return ended and ln.x0 > p.x0 + self.body * 0.8
+        return False
+
+    def _add(self, ln: Line) -> None:
+        text = ln.text
+        lead = len(text) - len(text.lstrip())
+        text = text.strip()
+        join = " "
+        if self.pieces:
+            prev_line, prev_col, prev_text = self.pieces[-1]
+            m = re.search(r"([A-Za-z]+)-$", prev_text)
+            first = re.match(r"[a-z]+", text)
+            if m and first:
+                pair = (m.group(1).lower(), first.group(0).lower())
+                if pair not in self.hyphenated and first.group(0).lower() not in _COMPOUND_TAILS:
+                    self.pieces[-1] = (prev_line, prev_col, prev_text[:-1])
+                join = ""
+        self.pieces.append((ln.line_on_page, lead, text))
+        self.joins.append(join if len(self.pieces) > 1 else "")
+        self.prev = ln
+
+    def flush(self) -> None:
+        if self.pieces:
+            self.b.unit(self.kind, self.pieces, self.float_env, self.joins)
+        self.pieces, self.joins = [], []
+        self.kind, self.float_env = "text", ""
+
+    def _flush_code(self) -> None:
+        if not self.code:
+            return
+        first, last = self.code[0].line_on_page, self.code[-1].line_on_page
+        spec = sum(bool(_SPEC_LINE.match(ln.text)) for ln in self.code) >= 3
+        self.b.code(first, last, "camspec" if spec else "")
+        self.code = []
+
+    def _reference(self, ln: Line) -> None:
+        text = ln.text.strip()
+        m = _REF_ENTRY.match(text)
+        if m:
+            self._flush_ref()
+            self.ref_key = m.group(1) or m.group(2)
+            text = text[m.end():]
+        if self.ref_key is not None:
+            self.ref_text.append(text)
+        self.prev = ln
+
+    def _flush_ref(self) -> None:
+        if self.ref_key is not None:
+            joined = re.sub(r"([a-z])- ([a-z])", r"\1\2", " ".join(self.ref_text))
+            self.b.bibliography[self.ref_key] = joined[:400]
+        self.ref_key, self.ref_text = None, []

@@ -1,0 +1,179 @@
+"""PDF pages -> text lines in reading order, each with its page, position, size and font.
+
+pdfium (pypdfium2) gives the text of a page with a line break wherever the text moves to a new
+line; per line only a few characters are asked for their box, size and font, so a 12-page paper
+costs a few thousand calls into pdfium, not one per character.
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+MAX_PAGES = 400
+MAX_PDF_BYTES = 64 * 1024 * 1024
+# pdfium marks a hyphen at a line end with U+FFFE and leaves out the line break after it
+_LINE = re.compile(r"[^\r\n\ufffe\x02]*[\ufffe\x02]|[^\r\n\ufffe\x02]+")
+_BOLD = re.compile(r"bold|bx|[-+,]bd|medi|semibold|demi|black|heavy|cmb\d", re.I)
+_MONO = re.compile(r"cmtt|sftt|mono|courier|code|consol|inconsolata|typewriter|txtt|lmtt", re.I)
+
+
+@dataclass
+class Line:
+    page: int            # 1-based
+    text: str
+    x0: float
+    x1: float
+    y: float             # baseline, from the page bottom
+    size: float
+    font: int            # pdfium font handle: same handle, same font
+    bold: bool
+    mono: bool
+    order: int = 0       # position in the page's content stream
+    column: str = "span"  # left | right | span
+    kind: str = "body"   # body | running | pagenum | footnote | caption | heading | code
+    line_on_page: int = 0
+    heading: tuple | None = None   # (level, appendix, title) for heading lines
+
+
+@dataclass
+class Page:
+    number: int
+    width: float
+    height: float
+    lines: list
+
+
+class PdfReadError(Exception):
+    """The file is not a PDF pdfium can open (damaged, encrypted, not a PDF)."""
+
+
+def read_pages(data: bytes) -> list[Page]:
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        raise PdfReadError(str(exc)) from None
+    try:
+        pages = []
+        for index in range(min(len(pdf), MAX_PAGES)):
+            page = pdf[index]
+            width, height = page.get_size()
+            textpage = page.get_textpage()
+            lines = _lines_of(raw, textpage, index + 1)
+            pages.append(Page(index + 1, width, height, order_lines(lines, width)))
+            textpage.close()
+            page.close()
+        return pages
+    finally:
+        pdf.close()
+
+
+def page_count(data: bytes) -> int:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(data)
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()
+
+
+def _lines_of(raw, textpage, page_no: int) -> list[Line]:
+    n = textpage.count_chars()
+    if n <= 0:
+        return []
+    text = textpage.get_text_range(0, n)
+    if len(text) != n:   # characters outside the BMP: fall back to one call per character
+        text = "".join(chr(raw.FPDFText_GetUnicode(textpage.raw, i) or 32) for i in range(n))
+    tp = textpage.raw
+    names: dict[int, str] = {}
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    ox, oy = ctypes.c_double(), ctypes.c_double()
+    buf = ctypes.create_string_buffer(128)
+    out = []
+    for m in _LINE.finditer(text):
+        s, e = m.start(), m.end()
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s >= e:
+            continue
+        probe = (s + e) // 2
+        while probe < e - 1 and text[probe].isspace():
+            probe += 1
+        raw.FPDFText_GetCharBox(tp, s, left, right, bottom, top)
+        x0 = left.value
+        raw.FPDFText_GetCharBox(tp, e - 1, left, right, bottom, top)
+        x1 = right.value
+        raw.FPDFText_GetCharOrigin(tp, probe, ox, oy)
+        size = raw.FPDFText_GetFontSize(tp, probe)
+        obj = raw.FPDFText_GetTextObject(tp, probe)
+        font = raw.FPDFTextObj_GetFont(obj) if obj else None
+        handle = ctypes.cast(font, ctypes.c_void_p).value or 0 if font else 0
+        if handle not in names:
+            got = raw.FPDFFont_GetBaseFontName(font, buf, 128) if font else 0
+            names[handle] = buf.raw[:max(got - 1, 0)].decode("latin-1") if got else ""
+        name = names[handle]
+        mono = bool(_MONO.search(name)) and all(
+            _MONO.search(names.get(_font_at(raw, tp, i), "")) for i in (s, e - 1))
+        out.append(Line(page_no, text[s:e], x0, x1, oy.value, round(size, 1), handle,
+                        bool(_BOLD.search(name)), mono, order=len(out)))
+    return out
+
+
+def _font_at(raw, tp, index: int) -> int:
+    obj = raw.FPDFText_GetTextObject(tp, index)
+    font = raw.FPDFTextObj_GetFont(obj) if obj else None
+    return (ctypes.cast(font, ctypes.c_void_p).value or 0) if font else 0
+
+
+def order_lines(lines: list[Line], width: float) -> list[Line]:
+    """Reading order: bands separated by full-width lines; in a band, left column then right."""
+    mid = width / 2
+    for ln in lines:
+        if ln.x1 <= mid + 4 or (ln.mono and ln.x0 < mid * 0.5):   # overfull code stays in its column
+            ln.column = "left"
+        elif ln.x0 >= mid - 4:
+            ln.column = "right"
+        else:
+            ln.column = "span"
+    sides = Counter(ln.column for ln in lines)
+    if sides["left"] < 5 or sides["right"] < 5:
+        for ln in lines:
+            ln.column = "span"
+        return lines                       # one column: the content stream's order
+    by_height = sorted(lines, key=lambda ln: (-ln.y, ln.order))
+    out, band = [], []
+    for ln in by_height:
+        if ln.column == "span" and len(ln.text) > 3:
+            out.extend(_band(band))
+            band = []
+            out.append(ln)
+        else:
+            band.append(ln)
+    out.extend(_band(band))
+    return out
+
+
+def _band(lines: list[Line]) -> list[Line]:
+    left = [ln for ln in lines if ln.column != "right"]
+    right = [ln for ln in lines if ln.column == "right"]
+    # inside a column keep the content stream's order (math and superscripts stay in place)
+    return sorted(left, key=lambda ln: ln.order) + sorted(right, key=lambda ln: ln.order)
+
+
+def body_style(pages: list[Page]) -> tuple[float, Counter]:
+    """The body text's font size (the size most characters have) and its font handles."""
+    sizes: Counter = Counter()
+    fonts: Counter = Counter()
+    for p in pages:
+        for ln in p.lines:
+            sizes[ln.size] += len(ln.text)
+            fonts[ln.font] += len(ln.text)
+    body = sizes.most_common(1)[0][0] if sizes else 10.0
+    return body, fonts
