@@ -50,9 +50,13 @@ class Evidence:
             del out["page"]
         return out
 
-    def where(self) -> str:
-        """`main.pdf page 3 line 12` for PDFs, `main.tex:12` otherwise."""
-        return f"{self.file} page {self.page} line {self.line}" if self.page else f"{self.file}:{self.line}"
+
+def location(item, file: str | None = None) -> str:
+    """Where a finding or evidence points: `main.pdf page 3 line 12` in a PDF, else `main.tex:12`."""
+    file = item.file if file is None else file
+    if getattr(item, "page", None):
+        return f"{file} page {item.page} line {item.line}".lstrip()
+    return f"{file}:{item.line}" if file else f"line {item.line}"
 
 
 @dataclass

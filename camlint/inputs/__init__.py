@@ -43,11 +43,16 @@ def check_document(path: Path, display: str, *, spec: Path | None = None, config
     """Read `path` with its front end and run the rules (a DocumentReport)."""
     from camlint.engine import report_of
 
+    from camlint.errors import InputError
+
     kind = front_end_of(path)
     if kind == "archive":
         from camlint.inputs.archive import check_archive
 
-        return check_archive(path, display, spec=spec, config=config, main=main)
+        try:
+            return check_archive(path, display, spec=spec, config=config, main=main)
+        except ValueError as exc:          # not a regular file, over the size limit
+            raise InputError(str(exc), display) from None
     analysis = analyze(path, display, kind, spec=spec)
     return paginate(report_of(analysis, config), analysis)
 
