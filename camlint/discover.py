@@ -44,4 +44,9 @@ def documents_in(folder: Path) -> list[Path]:
                 found.append(p)
             elif suffix in (".yaml", ".yml", ".json") and not name.startswith(".") and is_camspec(p):
                 found.append(p)
+            elif not name.startswith("."):
+                from camlint.inputs import discovered   # PDFs, archives, Markdown and text about CAM
+
+                if discovered(p):
+                    found.append(p)
     return found

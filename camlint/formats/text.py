@@ -54,6 +54,9 @@ def render(reports, errors=(), *, color: bool | None = None, width: int | None =
         _render_report(console, rep)
     if len(reports) > 1:
         console.print(summary_table(reports))
+        from camlint.inputs import describe
+
+        console.print(Text("Read by: " + "; ".join(f"{r.path} ({describe(r.kind)})" for r in reports)))
     totals = defaultdict(int)
     for rep in reports:
         for f in rep.findings:

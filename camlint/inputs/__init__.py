@@ -31,6 +31,42 @@ def front_end_of(path: Path) -> str | None:
     return None
 
 
+def discovered(path: Path) -> bool:
+    """Folder mode: a PDF, archive, Markdown or text file worth checking (it mentions a CAM method).
+
+    A PDF next to a main .tex of the same name is that manuscript's output and is skipped; an
+    archive is a submission and always checked. Unreadable files are left to `check` to report.
+    """
+    kind = front_end_of(path)
+    if kind is None or path.is_symlink() or not path.is_file():
+        return False
+    if kind == "archive":
+        return True
+    if kind == "pdf" and path.with_suffix(".tex").is_file():
+        return False
+    try:
+        text = _text_of(path, kind)
+    except Exception:   # noqa: BLE001 - a damaged file: let `check` give the clear message
+        return True
+    from camlint.extract.vocab import low, vocabulary
+
+    return bool(vocabulary().cam_triggers.search(low(text)))
+
+
+def _text_of(path: Path, kind: str) -> str:
+    from camlint.inputs.textfile import read_limited
+
+    if kind == "pdf":
+        from camlint.inputs.pdf import normalize
+        from camlint.inputs.pdflayout import MAX_PDF_BYTES, read_pages
+
+        return "\n".join(normalize(ln.text) for p in read_pages(read_limited(path, MAX_PDF_BYTES)) for ln in p.lines)
+    from camlint.inputs.markdown import MAX_BYTES
+    from camlint.latex.source import decode
+
+    return decode(read_limited(path, MAX_BYTES))
+
+
 def describe(kind: str) -> str:
     """The front end that read a document, in words (`archive:latex` -> `LaTeX in an archive`)."""
     outer, _, inner = kind.partition(":")

@@ -63,7 +63,7 @@ def read_pages(data: bytes) -> list[Page]:
             page = pdf[index]
             width, height = page.get_size()
             textpage = page.get_textpage()
-            lines = _lines_of(raw, textpage, index + 1)
+            lines = _lines_of(raw, textpage, index + 1, page.raw)
             pages.append(Page(index + 1, width, height, order_lines(lines, width)))
             textpage.close()
             page.close()
@@ -82,7 +82,7 @@ def page_count(data: bytes) -> int:
         pdf.close()
 
 
-def _lines_of(raw, textpage, page_no: int) -> list[Line]:
+def _lines_of(raw, textpage, page_no: int, page_raw=None) -> list[Line]:
     n = textpage.count_chars()
     if n <= 0:
         return []
@@ -90,6 +90,8 @@ def _lines_of(raw, textpage, page_no: int) -> list[Line]:
     if len(text) != n:   # characters outside the BMP: fall back to one call per character
         text = "".join(chr(raw.FPDFText_GetUnicode(textpage.raw, i) or 32) for i in range(n))
     tp = textpage.raw
+    if page_raw is not None:
+        text = _drawn_underscores(raw, page_raw, tp, text)
     names: dict[int, str] = {}
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     ox, oy = ctypes.c_double(), ctypes.c_double()
@@ -124,6 +126,41 @@ def _lines_of(raw, textpage, page_no: int) -> list[Line]:
         out.append(Line(page_no, text[s:e], x0, x1, oy.value, round(size, 1), handle,
                         bool(_BOLD.search(name)), mono, order=len(out)))
     return out
+
+
+MAX_RULE_OBJECTS = 20_000   # page objects looked at for drawn underscores
+MAX_RULES = 2_000           # more short rules than this: a drawing, not text
+
+
+def _drawn_underscores(raw, page_raw, tp, text: str) -> str:
+    """LaTeX draws `\\_` in roman fonts as a short rule, not a glyph: the text shows a space there.
+
+    A space between two letters or digits with a short thin rule at its place on the line
+    becomes `_` again, so `vit_base_patch16_224` keeps its underscores (pdftotext prints
+    `vit base patch16 224`).
+    """
+    n = min(raw.FPDFPage_CountObjects(page_raw), MAX_RULE_OBJECTS)
+    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+    rules = []
+    for i in range(n):
+        obj = raw.FPDFPage_GetObject(page_raw, i)
+        if raw.FPDFPageObj_GetType(obj) != raw.FPDF_PAGEOBJ_PATH:
+            continue
+        raw.FPDFPageObj_GetBounds(obj, left, bottom, right, top)
+        if 1.0 <= right.value - left.value <= 8.0 and 0 < top.value - bottom.value <= 1.2:
+            rules.append((left.value, right.value, bottom.value))
+    if not rules or len(rules) > MAX_RULES:
+        return text
+    chars = list(text)
+    box = [ctypes.c_double() for _ in range(4)]
+    for k in range(1, len(text) - 1):
+        if text[k] != " " or not (text[k - 1].isalnum() and text[k + 1].isalnum()):
+            continue
+        raw.FPDFText_GetCharBox(tp, k, *box)
+        x, y = box[0].value, box[2].value
+        if any(lo - 2.0 <= x <= hi and abs(y - base) <= 3.0 for lo, hi, base in rules):
+            chars[k] = "_"
+    return "".join(chars)
 
 
 def _font_at(raw, tp, index: int) -> int:
