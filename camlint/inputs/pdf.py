@@ -183,6 +183,14 @@ def _footnotes(p: Page, body_size: float) -> None:
                 ln.kind = "footnote"
 
 
+def _continues(p: Line | None, ln: Line, same_size: bool) -> bool:
+    """ln is the next line of the block p ends (same column, one line further down)."""
+    if p is None or p.page != ln.page or p.column != ln.column:
+        return False
+    close = 0 < p.y - ln.y < max(p.size, ln.size) * 1.8
+    return close and (not same_size or abs(p.size - ln.size) < 0.6)
+
+
 def _hyphenated_words(texts: list[str]) -> set[str]:
     """Hyphenated words the paper writes inside lines: a line-end hyphen between them is kept."""
     out = set()
@@ -192,15 +200,26 @@ def _hyphenated_words(texts: list[str]) -> set[str]:
     return out
 
 
+class _Open:
+    """A unit being read: its pieces (line, column, text), what joins them, its last line."""
+
+    def __init__(self, kind: str = "text", float_env: str = ""):
+        self.kind, self.float_env = kind, float_env
+        self.pieces: list = []
+        self.joins: list = []
+        self.prev: Line | None = None
+
+
 class _Reader:
-    """Walks the classified lines in reading order and declares units on the builder."""
+    """Walks the classified lines in reading order and declares units on the builder.
+
+    Captions and footnotes are read beside the running paragraph (`aside`), so a paragraph that
+    goes on past a figure or a footnote at a column's foot stays one unit, as in LaTeX.
+    """
 
     def __init__(self, b: ModelBuilder, body_size: float, hyphenated: set):
         self.b, self.body, self.hyphenated = b, body_size, hyphenated
-        self.pieces: list = []
-        self.joins: list = []
-        self.kind, self.float_env = "text", ""
-        self.prev: Line | None = None
+        self.main, self.aside = _Open(), None
         self.in_refs = False
         self.ref_key, self.ref_text = None, []
         self.code: list[Line] = []
@@ -220,15 +239,14 @@ class _Reader:
             elif self.in_refs:
                 self._reference(ln)
             elif ln.kind == "caption":
-                self.flush()
-                env = ln.text.strip().lower()
-                self.kind, self.float_env = "caption", "table" if env.startswith("tab") else "figure"
-                self._add(ln)
+                self._close_aside()
+                self.aside = _Open("caption", "table" if ln.text.strip().lower().startswith("tab") else "figure")
+                self._add(self.aside, ln)
             elif ln.kind == "footnote":
-                if self.kind != "footnote" or _FOOT_MARK.match(ln.text.strip()):
-                    self.flush()
-                    self.kind = "footnote"
-                self._add(ln)
+                if self.aside is None or self.aside.kind != "footnote" or _FOOT_MARK.match(ln.text.strip()):
+                    self._close_aside()
+                    self.aside = _Open("footnote")
+                self._add(self.aside, ln)
             else:
                 self._body(ln)
         self._flush_code()
@@ -249,36 +267,31 @@ class _Reader:
 
     def _body(self, ln: Line) -> None:
         text = ln.text.strip()
+        if self.aside is not None:
+            if _continues(self.aside.prev, ln, same_size=True):
+                self._add(self.aside, ln)
+                return
+            self._close_aside()
         if _INLINE_ABSTRACT.match(text) and not self.seen_heading:
             self.flush()
             self.b.abstract(ln.line_on_page)
             self.seen_heading = True
-        if self.kind in ("caption", "footnote") and not self._continues(ln, same_size=True):
+        main = self.main
+        if main.kind == "title" and main.prev is not None and abs(ln.size - main.prev.size) > 0.3:
             self.flush()
-        elif self.kind == "title":
-            if abs(ln.size - self.prev.size) > 0.3:
-                self.flush()
-        elif self.pieces and self._paragraph_break(ln):
+        elif main.pieces and self._paragraph_break(main.prev, ln):
             self.flush()
         if not self.seen_heading and ln.page == 1 and abs(ln.size - self.body) >= 0.6:
             if ln.size <= self.body * 1.2:
-                return                     # authors and affiliations (\author is not read either)
-            if not self.pieces:
-                self.kind = "title"
+                return                     # authors and affiliations (\\author is not read either)
+            if not self.main.pieces:
+                self.main.kind = "title"
         if _BULLET.match(text):
             self.flush()
-            self.kind = "item"
-        self._add(ln)
+            self.main.kind = "item"
+        self._add(self.main, ln)
 
-    def _continues(self, ln: Line, same_size: bool) -> bool:
-        p = self.prev
-        if p is None or p.page != ln.page or p.column != ln.column:
-            return False
-        close = 0 < p.y - ln.y < max(p.size, ln.size) * 1.8
-        return close and (not same_size or abs(p.size - ln.size) < 0.6)
-
-    def _paragraph_break(self, ln: Line) -> bool:
-        p = self.prev
+    def _paragraph_break(self, p: Line | None, ln: Line) -> bool:
         if p is None:
             return False
         ended = bool(_END.search(p.text.rstrip()))
@@ -289,29 +302,37 @@ class _Reader:
             return ended and ln.x0 > p.x0 + self.body * 0.8
         return False
 
-    def _add(self, ln: Line) -> None:
+    def _add(self, unit: _Open, ln: Line) -> None:
         text = ln.text
         lead = len(text) - len(text.lstrip())
         text = text.strip()
         join = " "
-        if self.pieces:
-            prev_line, prev_col, prev_text = self.pieces[-1]
+        if unit.pieces:
+            prev_line, prev_col, prev_text = unit.pieces[-1]
             m = re.search(r"([A-Za-z]+)-$", prev_text)
             first = re.match(r"[a-z]+", text)
             if m and first:
                 pair = (m.group(1).lower(), first.group(0).lower())
                 if pair not in self.hyphenated and first.group(0).lower() not in _COMPOUND_TAILS:
-                    self.pieces[-1] = (prev_line, prev_col, prev_text[:-1])
+                    unit.pieces[-1] = (prev_line, prev_col, prev_text[:-1])
                 join = ""
-        self.pieces.append((ln.line_on_page, lead, text))
-        self.joins.append(join if len(self.pieces) > 1 else "")
-        self.prev = ln
+        unit.pieces.append((ln.line_on_page, lead, text))
+        unit.joins.append(join if len(unit.pieces) > 1 else "")
+        unit.prev = ln
+
+    def _emit(self, unit: _Open) -> None:
+        if unit.pieces:
+            self.b.unit(unit.kind, unit.pieces, unit.float_env, unit.joins)
+
+    def _close_aside(self) -> None:
+        if self.aside is not None:
+            self._emit(self.aside)
+            self.aside = None
 
     def flush(self) -> None:
-        if self.pieces:
-            self.b.unit(self.kind, self.pieces, self.float_env, self.joins)
-        self.pieces, self.joins = [], []
-        self.kind, self.float_env = "text", ""
+        self._close_aside()
+        self._emit(self.main)
+        self.main = _Open()
 
     def _flush_code(self) -> None:
         if not self.code:
@@ -330,7 +351,6 @@ class _Reader:
             text = text[m.end():]
         if self.ref_key is not None:
             self.ref_text.append(text)
-        self.prev = ln
 
     def _flush_ref(self) -> None:
         if self.ref_key is not None:

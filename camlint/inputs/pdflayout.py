@@ -63,7 +63,7 @@ def read_pages(data: bytes) -> list[Page]:
             page = pdf[index]
             width, height = page.get_size()
             textpage = page.get_textpage()
-            lines = _lines_of(raw, textpage, index + 1, page.raw)
+            lines = _lines_of(raw, textpage, index + 1, page.raw, width)
             pages.append(Page(index + 1, width, height, order_lines(lines, width)))
             textpage.close()
             page.close()
@@ -82,7 +82,7 @@ def page_count(data: bytes) -> int:
         pdf.close()
 
 
-def _lines_of(raw, textpage, page_no: int, page_raw=None) -> list[Line]:
+def _lines_of(raw, textpage, page_no: int, page_raw=None, width: float = 0.0) -> list[Line]:
     n = textpage.count_chars()
     if n <= 0:
         return []
@@ -92,40 +92,79 @@ def _lines_of(raw, textpage, page_no: int, page_raw=None) -> list[Line]:
     tp = textpage.raw
     if page_raw is not None:
         text = _drawn_underscores(raw, page_raw, tp, text)
-    names: dict[int, str] = {}
-    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
-    ox, oy = ctypes.c_double(), ctypes.c_double()
-    buf = ctypes.create_string_buffer(128)
-    out = []
+    reader = _LineReader(raw, tp, text, page_no)
+    out: list[Line] = []
     for m in _LINE.finditer(text):
-        s, e = m.start(), m.end()
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if s >= e:
+        for s, e in _split_columns(reader, *_trimmed(text, m.start(), m.end()), width / 2):
+            out.append(reader.line(s, e, len(out)))
+    return out
+
+
+def _trimmed(text: str, s: int, e: int) -> tuple[int, int]:
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return s, e
+
+
+COLUMN_GAP = 12.0   # points: a wider gap across the page middle separates two columns
+
+
+def _split_columns(reader, s: int, e: int, mid: float) -> list[tuple[int, int]]:
+    """pdfium joins a left-column and a right-column line on the same baseline when the PDF
+    writes them one after the other; split them again at a wide gap across the middle."""
+    if s >= e:
+        return []
+    if not mid or not (reader.box(s)[0] < mid - 10 < mid + 10 < reader.box(e - 1)[1]):
+        return [(s, e)]
+    text = reader.text
+    for k in range(s + 1, e - 1):
+        if text[k] != " " or text[k - 1] == " " or text[k + 1] == " ":
             continue
+        before, after = reader.box(k - 1)[1], reader.box(k + 1)[0]
+        if after - before >= COLUMN_GAP and before < mid + 30 and after > mid - 30:
+            return [_trimmed(text, s, k), *_split_columns(reader, *_trimmed(text, k + 1, e), mid)]
+    return [(s, e)]
+
+
+class _LineReader:
+    """Asks pdfium about a few characters of each line: box, baseline, size, font."""
+
+    def __init__(self, raw, tp, text: str, page_no: int):
+        self.raw, self.tp, self.text, self.page_no = raw, tp, text, page_no
+        self.names: dict[int, str] = {}
+        self._box = [ctypes.c_double() for _ in range(4)]
+        self._origin = (ctypes.c_double(), ctypes.c_double())
+        self._buf = ctypes.create_string_buffer(128)
+
+    def box(self, i: int) -> tuple[float, float]:
+        """(left, right) of character i."""
+        self.raw.FPDFText_GetCharBox(self.tp, i, *self._box)
+        return self._box[0].value, self._box[1].value
+
+    def font(self, i: int) -> tuple[int, str]:
+        raw = self.raw
+        obj = raw.FPDFText_GetTextObject(self.tp, i)
+        font = raw.FPDFTextObj_GetFont(obj) if obj else None
+        handle = (ctypes.cast(font, ctypes.c_void_p).value or 0) if font else 0
+        if handle not in self.names:
+            got = raw.FPDFFont_GetBaseFontName(font, self._buf, 128) if font else 0
+            self.names[handle] = self._buf.raw[:max(got - 1, 0)].decode("latin-1") if got else ""
+        return handle, self.names[handle]
+
+    def line(self, s: int, e: int, order: int) -> Line:
+        text, raw = self.text, self.raw
         probe = (s + e) // 2
         while probe < e - 1 and text[probe].isspace():
             probe += 1
-        raw.FPDFText_GetCharBox(tp, s, left, right, bottom, top)
-        x0 = left.value
-        raw.FPDFText_GetCharBox(tp, e - 1, left, right, bottom, top)
-        x1 = right.value
-        raw.FPDFText_GetCharOrigin(tp, probe, ox, oy)
-        size = raw.FPDFText_GetFontSize(tp, probe)
-        obj = raw.FPDFText_GetTextObject(tp, probe)
-        font = raw.FPDFTextObj_GetFont(obj) if obj else None
-        handle = ctypes.cast(font, ctypes.c_void_p).value or 0 if font else 0
-        if handle not in names:
-            got = raw.FPDFFont_GetBaseFontName(font, buf, 128) if font else 0
-            names[handle] = buf.raw[:max(got - 1, 0)].decode("latin-1") if got else ""
-        name = names[handle]
-        mono = bool(_MONO.search(name)) and all(
-            _MONO.search(names.get(_font_at(raw, tp, i), "")) for i in (s, e - 1))
-        out.append(Line(page_no, text[s:e], x0, x1, oy.value, round(size, 1), handle,
-                        bool(_BOLD.search(name)), mono, order=len(out)))
-    return out
+        x0, x1 = self.box(s)[0], self.box(e - 1)[1]
+        raw.FPDFText_GetCharOrigin(self.tp, probe, *self._origin)
+        size = raw.FPDFText_GetFontSize(self.tp, probe)
+        handle, name = self.font(probe)
+        mono = bool(_MONO.search(name)) and all(_MONO.search(self.font(i)[1]) for i in (s, e - 1))
+        return Line(self.page_no, text[s:e], x0, x1, self._origin[1].value, round(size, 1), handle,
+                    bool(_BOLD.search(name)), mono, order=order)
 
 
 MAX_RULE_OBJECTS = 20_000   # page objects looked at for drawn underscores
@@ -161,12 +200,6 @@ def _drawn_underscores(raw, page_raw, tp, text: str) -> str:
         if any(lo - 2.0 <= x <= hi and abs(y - base) <= 3.0 for lo, hi, base in rules):
             chars[k] = "_"
     return "".join(chars)
-
-
-def _font_at(raw, tp, index: int) -> int:
-    obj = raw.FPDFText_GetTextObject(tp, index)
-    font = raw.FPDFTextObj_GetFont(obj) if obj else None
-    return (ctypes.cast(font, ctypes.c_void_p).value or 0) if font else 0
 
 
 def order_lines(lines: list[Line], width: float) -> list[Line]:
