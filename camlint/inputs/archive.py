@@ -139,9 +139,9 @@ def _zip_member(zf, info, count: int, total: int, seen: set, out: dict) -> int:
     if stat.S_ISLNK(mode):
         raise Refused("CAM001", f"member {info.filename!r} is a symbolic link")
     if info.is_dir():
-        _check_name(info.filename)
+        _check_name(info.filename, folder=True)
         return 0
-    if mode and not stat.S_ISREG(mode):
+    if stat.S_IFMT(mode) and not stat.S_ISREG(mode):   # no type bits at all: a plain file (writestr)
         raise Refused("CAM001", f"member {info.filename!r} is not a regular file")
     if info.flag_bits & 0x1:
         raise Refused("CAM005", f"member {info.filename!r} is encrypted")
