@@ -56,7 +56,9 @@ def render(reports, errors=(), *, color: bool | None = None, width: int | None =
         console.print(summary_table(reports))
         from camlint.inputs import describe
 
-        console.print(Text("Read by: " + "; ".join(f"{r.path} ({describe(r.kind)})" for r in reports)))
+        console.print(Text("Read by:"))
+        for r in reports:
+            console.print(Text(f"  {describe(r.kind)}: {r.path}"))
     totals = defaultdict(int)
     for rep in reports:
         for f in rep.findings:

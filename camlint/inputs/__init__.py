@@ -48,9 +48,15 @@ def discovered(path: Path) -> bool:
         text = _text_of(path, kind)
     except Exception:   # noqa: BLE001 - a damaged file: let `check` give the clear message
         return True
+    return mentions_cam_method(text)
+
+
+def mentions_cam_method(text: str) -> bool:
+    """The text names a CAM method (Grad-CAM, Score-CAM, ...; the vocabulary's method entries)."""
+    from camlint.extract import _cam_method_pattern
     from camlint.extract.vocab import low, vocabulary
 
-    return bool(vocabulary().cam_triggers.search(low(text)))
+    return bool(_cam_method_pattern(vocabulary()).search(low(text)))
 
 
 def _text_of(path: Path, kind: str) -> str:
