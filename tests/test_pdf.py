@@ -50,7 +50,8 @@ def test_line_end_hyphens_joined_and_compounds_kept(paper):
 def test_ligatures_minus_and_math_mapped(paper):
     text = " ".join(_sentences(paper))
     assert "fine-tuned on our data" in text and "ﬁ" not in text
-    assert "The flow of gradients is checked first." in text
+    every_line = paper.prose.sentences[0].unit.file.text      # the virtual file: all lines, mapped
+    assert "The flow of gradients is checked first." in every_line and "ﬂ" not in every_line
     assert "blocks[-1].norm1" in text                         # U+2212 minus -> '-'
     assert "∂y/∂A" in text and "∑ α ⊙ A" in text and "14 × 14" in text
 

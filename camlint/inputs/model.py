@@ -91,11 +91,16 @@ class ModelBuilder:
         self.doc.units.append(unit)
 
     def finish(self, root: Path) -> tuple[Project, DocumentText]:
+        """The project and the document, with only the units that may matter (as build_units keeps)."""
         project = Project(root, self.file, files=[self.file],
                           segments=[(self.file.display, 1, max(self.file.n_lines, 1))])
         from camlint.extract import relevant
 
         _raw_flags(project, self._chunks, relevant, self.doc)
+        cam_sections = set(self.doc.raw_flags.get("cam", ()))
+        cam_sections |= {s.index for s in self.doc.sections if s.title and relevant.cam(s.title)}
+        self.doc.units = [u for u in self.doc.units if u.kind in ("heading", "code")
+                          or relevant(u.text, u.section.index in cam_sections)]
         return project, self.doc
 
 

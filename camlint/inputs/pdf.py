@@ -21,6 +21,7 @@ _LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl",
               "\ufffe": "-", "\x02": "-", "\u00ad": "-", "−": "-", "∗": "*", "’": "'", "‘": "'",
               "“": '"', "”": '"', "\u00a0": " ", "\u2009": " ", "\u2002": " ", "\u2003": " ",
               "ˆ": "^", "˜": "~", "\x88": "•"}
+_TRANSLATE = str.maketrans(_LIGATURES)
 _ACCENT = re.compile(r"([´`¨ˆ˜ˇ˝˘¯˙])\s?([A-Za-zıȷ])")
 _COMBINING = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "ˇ": "\u030c",
               "˝": "\u030b", "˘": "\u0306", "¯": "\u0304", "˙": "\u0307"}
@@ -50,7 +51,7 @@ NO_TEXT_CHARS_PER_PAGE = 40   # fewer characters than this per page: a scan with
 
 def normalize(text: str, mono: bool = False) -> str:
     """Ligatures, pdfium's hyphen marks, quotes, minus signs and spacing accents, mapped."""
-    text = "".join(_LIGATURES.get(c, c) for c in text) if any(c in _LIGATURES for c in text) else text
+    text = text.translate(_TRANSLATE)
     if not mono and _ACCENT.search(text):
         text = _ACCENT.sub(lambda m: unicodedata.normalize(
             "NFC", m.group(2).replace("ı", "i").replace("ȷ", "j") + _COMBINING[m.group(1)]), text)

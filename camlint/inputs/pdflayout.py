@@ -118,8 +118,17 @@ def _split_columns(reader, s: int, e: int, mid: float) -> list[tuple[int, int]]:
         return []
     if not mid or not (reader.box(s)[0] < mid - 10 < mid + 10 < reader.box(e - 1)[1]):
         return [(s, e)]
+    if reader.char_at(mid, reader.middle_y(s)) >= 0:
+        return [(s, e)]                # text runs through the page middle: one line
     text = reader.text
-    for k in range(s + 1, e - 1):
+    lo, hi = s, e - 1                  # first character right of the gutter's left edge
+    while lo < hi:
+        m = (lo + hi) // 2
+        if reader.box(m)[0] < mid - 30:
+            lo = m + 1
+        else:
+            hi = m
+    for k in range(max(s + 1, lo - 3), min(e - 1, lo + 12)):
         if text[k] != " " or text[k - 1] == " " or text[k + 1] == " ":
             continue
         before, after = reader.box(k - 1)[1], reader.box(k + 1)[0]
@@ -142,6 +151,15 @@ class _LineReader:
         """(left, right) of character i."""
         self.raw.FPDFText_GetCharBox(self.tp, i, *self._box)
         return self._box[0].value, self._box[1].value
+
+    def middle_y(self, i: int) -> float:
+        """Half way up character i."""
+        self.raw.FPDFText_GetCharBox(self.tp, i, *self._box)
+        return (self._box[2].value + self._box[3].value) / 2
+
+    def char_at(self, x: float, y: float) -> int:
+        """Index of the character at (x, y), -1 where there is none (a gap)."""
+        return self.raw.FPDFText_GetCharIndexAtPos(self.tp, x, y, 1.5, 1.5)
 
     def font(self, i: int) -> tuple[int, str]:
         raw = self.raw
