@@ -17,7 +17,10 @@ from camlint.inputs.textfile import read_limited
 from camlint.keys import KEYS
 from camlint.problems import Problem
 
+# TeX's OT1 fonts without a ToUnicode map give their ligatures as control codes 0x1B-0x1F
 _LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
+              "\x1b": "ff", "\x1c": "fi", "\x1d": "fl", "\x1e": "ffi", "\x1f": "ffl", "\x10": '"',
+              "\x11": '"', "\x15": "–", "\x16": "—", "\x19": "i", "\x1a": "j", "\x17": "",
               "\ufffe": "-", "\x02": "-", "\u00ad": "-", "−": "-", "∗": "*", "’": "'", "‘": "'",
               "“": '"', "”": '"', "\u00a0": " ", "\u2009": " ", "\u2002": " ", "\u2003": " ",
               "ˆ": "^", "˜": "~", "\x88": "•"}
@@ -44,7 +47,8 @@ _COMPOUND_TAILS = {"based", "wise", "level", "specific", "trained", "aware", "fr
                    "grained", "dependent", "independent", "agnostic", "driven", "guided", "art", "end",
                    "head", "token", "tokens", "patch", "class", "layer", "block", "map", "maps", "only",
                    "resolution", "step", "time", "type", "order", "style", "source", "domain", "label",
-                   "attention", "activation", "weighted", "sized", "shot", "off", "up", "out", "in"}
+                   "attention", "activation", "weighted", "sized", "shot", "off", "up", "out", "in",
+                   "max", "min", "major", "softmax", "norm", "processing", "hoc", "cam", "training"}
 _SPEC_LINE = re.compile(r"^\s*(" + "|".join(KEYS) + r"|camspec)\s*:")
 NO_TEXT_CHARS_PER_PAGE = 40   # fewer characters than this per page: a scan without a text layer
 
@@ -95,18 +99,20 @@ def page_line(page_first: list[int], line: int) -> tuple[int, int]:
 def _layout(pages: list[Page], display: str, path: Path | None):
     body_size, fonts = body_style(pages)
     body_fonts = {f for f, _ in fonts.most_common(2)}
+    for p in pages:
+        for ln in p.lines:
+            ln.text = normalize(ln.text, ln.mono)
     _classify(pages, body_size, body_fonts)
     _inline_code(pages)
     texts, page_first = [], []
     for p in pages:
         page_first.append(len(texts) + 1)
         for ln in p.lines:
-            ln.text = normalize(ln.text, ln.mono)
             texts.append(ln.text)
             ln.line_on_page = len(texts)           # virtual line number (1-based)
     b = ModelBuilder(path, display, texts)
     b.bibliography = {}
-    _Reader(b, body_size, _hyphenated_words(texts)).read([ln for p in pages for ln in p.lines])
+    _Reader(b, body_size, _Words(texts)).read([ln for p in pages for ln in p.lines])
     return b, page_first
 
 
@@ -192,13 +198,25 @@ def _continues(p: Line | None, ln: Line, same_size: bool) -> bool:
     return close and (not same_size or abs(p.size - ln.size) < 0.6)
 
 
-def _hyphenated_words(texts: list[str]) -> set[str]:
-    """Hyphenated words the paper writes inside lines: a line-end hyphen between them is kept."""
-    out = set()
-    for t in texts:
-        for m in re.finditer(r"\b([A-Za-z]{2,})-([A-Za-z]{2,})\b", t[:-1]):
-            out.add((m.group(1).lower(), m.group(2).lower()))
-    return out
+class _Words:
+    """The paper's own words, to decide whether a line-end hyphen is part of the word."""
+
+    def __init__(self, texts: list[str]):
+        self.hyphenated, self.words = set(), set()
+        for t in texts:
+            body = t[:-1] if t.endswith("-") else t
+            for m in re.finditer(r"\b([A-Za-z]{2,})-([A-Za-z]{2,})\b", body):
+                self.hyphenated.add((m.group(1).lower(), m.group(2).lower()))
+            self.words.update(w.lower() for w in re.findall(r"[A-Za-z]{2,}", body))
+
+    def keeps_hyphen(self, left: str, right: str) -> bool:
+        left, right = left.lower(), right.lower()
+        if (left, right) in self.hyphenated or right in _COMPOUND_TAILS:
+            return True
+        if left + right in self.words:
+            return False
+        # both halves are words of their own (skin-lesion, deletion-based): a compound
+        return len(left) > 2 and left in self.words and right in self.words
 
 
 class _Open:
@@ -218,8 +236,8 @@ class _Reader:
     goes on past a figure or a footnote at a column's foot stays one unit, as in LaTeX.
     """
 
-    def __init__(self, b: ModelBuilder, body_size: float, hyphenated: set):
-        self.b, self.body, self.hyphenated = b, body_size, hyphenated
+    def __init__(self, b: ModelBuilder, body_size: float, words: _Words):
+        self.b, self.body, self.words = b, body_size, words
         self.main, self.aside = _Open(), None
         self.in_refs = False
         self.ref_key, self.ref_text = None, []
@@ -313,8 +331,7 @@ class _Reader:
             m = re.search(r"([A-Za-z]+)-$", prev_text)
             first = re.match(r"[a-z]+", text)
             if m and first:
-                pair = (m.group(1).lower(), first.group(0).lower())
-                if pair not in self.hyphenated and first.group(0).lower() not in _COMPOUND_TAILS:
+                if not self.words.keeps_hyphen(m.group(1), first.group(0)):
                     unit.pieces[-1] = (prev_line, prev_col, prev_text[:-1])
                 join = ""
         unit.pieces.append((ln.line_on_page, lead, text))
