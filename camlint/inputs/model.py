@@ -7,14 +7,13 @@ so the same extraction, rules and judge read it.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from camlint.inputs.references import citations
 from camlint.latex.project import Project
 from camlint.latex.source import RawBlock, SourceFile
 from camlint.latex.units import DocumentText, Section, Unit, _Builder, _raw_flags, role_of
 
-_NUMERIC_CITE = re.compile(r"\[(\d{1,3}(?:\s*[,–-]\s*\d{1,3})*)\]")
 _PARENT_ROLES = ("related", "introduction", "conclusion", "appendix", "abstract")
 
 
@@ -72,8 +71,7 @@ class ModelBuilder:
         b.finish()
         if not unit.text.strip():
             return
-        for m in _NUMERIC_CITE.finditer(unit.text):
-            unit.cites.append((m.start(), tuple(_cite_keys(m.group(1)))))
+        unit.cites.extend(citations(unit.text))
         self.doc.units.append(unit)
         first, last = pieces[0][0], pieces[-1][0]
         self._chunks.append(("chunk", (self.file, self.offset(first), self.offset(last) + len(
@@ -103,13 +101,3 @@ class ModelBuilder:
                           or relevant(u.text, u.section.index in cam_sections)]
         return project, self.doc
 
-
-def _cite_keys(group: str) -> list[str]:
-    keys: list[str] = []
-    for part in re.split(r"\s*,\s*", group):
-        a, _, b = re.sub(r"\s*[–-]\s*", "-", part).partition("-")
-        if b and a.isdigit() and b.isdigit() and 0 < int(b) - int(a) < 30:
-            keys.extend(str(k) for k in range(int(a), int(b) + 1))
-        elif a.strip():
-            keys.append(a.strip())
-    return keys

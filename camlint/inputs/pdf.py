@@ -12,6 +12,7 @@ from pathlib import Path
 
 from camlint.analysis import Analysis
 from camlint.inputs.model import ModelBuilder
+from camlint.inputs.references import ReferenceList
 from camlint.inputs.pdflayout import MAX_PAGES, MAX_PDF_BYTES, Line, Page, PdfReadError, body_style, read_pages
 from camlint.inputs.textfile import read_limited
 from camlint.keys import KEYS
@@ -41,7 +42,6 @@ _INLINE_ABSTRACT = re.compile(r"^abstract\s*[.:—–-]\s*\S", re.I)
 _FOOT_MARK = re.compile(r"^(?:\d{1,2}|[*∗†‡§¶])\s*\S")
 _MARKER = re.compile(r"^(?:\d{1,2}|[*∗†‡§¶a-e])$")
 _BULLET = re.compile(r"^[•◦▪‣∙·]\s*")
-_REF_ENTRY = re.compile(r"^\[(\d{1,3})\]\s*|^(\d{1,3})\.\s+(?=[A-Z])")
 _END = re.compile(r"[.!?:]['\")\]]?$")
 _COMPOUND_TAILS = {"based", "wise", "level", "specific", "trained", "aware", "free", "like", "scale",
                    "grained", "dependent", "independent", "agnostic", "driven", "guided", "art", "end",
@@ -240,7 +240,7 @@ class _Reader:
         self.b, self.body, self.words = b, body_size, words
         self.main, self.aside = _Open(), None
         self.in_refs = False
-        self.ref_key, self.ref_text = None, []
+        self.refs = ReferenceList()
         self.code: list[Line] = []
         self.seen_heading = False
 
@@ -361,17 +361,8 @@ class _Reader:
         self.code = []
 
     def _reference(self, ln: Line) -> None:
-        text = ln.text.strip()
-        m = _REF_ENTRY.match(text)
-        if m:
-            self._flush_ref()
-            self.ref_key = m.group(1) or m.group(2)
-            text = text[m.end():]
-        if self.ref_key is not None:
-            self.ref_text.append(text)
+        self.refs.add(ln.text, ln.x0, (ln.page, ln.column))
 
     def _flush_ref(self) -> None:
-        if self.ref_key is not None:
-            joined = re.sub(r"([a-z])- ([a-z])", r"\1\2", " ".join(self.ref_text))
-            self.b.bibliography[self.ref_key] = joined[:400]
-        self.ref_key, self.ref_text = None, []
+        self.refs.close()
+        self.b.bibliography.update(self.refs.entries)
