@@ -104,6 +104,7 @@ def _layout(pages: list[Page], display: str, path: Path | None):
             ln.text = normalize(ln.text, ln.mono)
     _classify(pages, body_size, body_fonts)
     _inline_code(pages)
+    _indent_code(pages)
     texts, page_first = [], []
     for p in pages:
         page_first.append(len(texts) + 1)
@@ -155,6 +156,23 @@ def _inline_code(pages: list[Page]) -> None:
             ln.kind = "body"
 
 
+def _indent_code(pages: list[Page]) -> None:
+    """A code block's indentation is only a position in a PDF: give it back as spaces (YAML needs it)."""
+    block: list[Line] = []
+    for ln in [ln for p in pages for ln in p.lines] + [None]:
+        if ln is not None and ln.kind == "code" and (not block or _continues(block[-1], ln, same_size=False)):
+            block.append(ln)
+            continue
+        if len(block) > 1:
+            left = min(b.x0 for b in block)
+            widths = sorted((b.x1 - b.x0) / len(b.text) for b in block if len(b.text) > 3)
+            width = widths[len(widths) // 2] if widths else 0
+            for b in block:
+                if width > 0:
+                    b.text = " " * round((b.x0 - left) / width) + b.text
+        block = [ln] if ln is not None and ln.kind == "code" else []
+
+
 def _heading_level(ln: Line, body_size: float, body_fonts: set[int]) -> tuple[int, bool, str] | None:
     """(level, appendix, title) when the line reads and looks like a heading."""
     text = ln.text.strip()
@@ -203,11 +221,18 @@ class _Words:
 
     def __init__(self, texts: list[str]):
         self.hyphenated, self.words = set(), set()
+        broken = False          # the previous line ended in a hyphen: this one starts with a fragment
         for t in texts:
-            body = t[:-1] if t.endswith("-") else t
-            for m in re.finditer(r"\b([A-Za-z]{2,})-([A-Za-z]{2,})\b", body):
-                self.hyphenated.add((m.group(1).lower(), m.group(2).lower()))
-            self.words.update(w.lower() for w in re.findall(r"[A-Za-z]{2,}", body))
+            words = re.findall(r"[A-Za-z]+-[A-Za-z]+|[A-Za-z]+", t)
+            ends = t.endswith("-")
+            for i, w in enumerate(words):
+                if (i == 0 and broken) or (i == len(words) - 1 and ends):
+                    continue
+                if "-" in w:
+                    self.hyphenated.add(tuple(w.lower().split("-")))
+                elif len(w) > 1:
+                    self.words.add(w.lower())
+            broken = ends
 
     def keeps_hyphen(self, left: str, right: str) -> bool:
         left, right = left.lower(), right.lower()
@@ -254,6 +279,8 @@ class _Reader:
                 self._heading(ln)
             elif ln.kind == "code":
                 self.flush()
+                if self.code and not _continues(self.code[-1], ln, same_size=False):
+                    self._flush_code()     # another block (next page, or after a gap)
                 self.code.append(ln)
             elif self.in_refs:
                 self._reference(ln)
