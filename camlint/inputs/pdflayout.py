@@ -72,16 +72,6 @@ def read_pages(data: bytes) -> list[Page]:
         pdf.close()
 
 
-def page_count(data: bytes) -> int:
-    import pypdfium2 as pdfium
-
-    pdf = pdfium.PdfDocument(data)
-    try:
-        return len(pdf)
-    finally:
-        pdf.close()
-
-
 def _lines_of(raw, textpage, page_no: int, page_raw=None, width: float = 0.0) -> list[Line]:
     n = textpage.count_chars()
     if n <= 0:
