@@ -30,6 +30,7 @@ class ModelBuilder:
         self.doc.sections.append(self.section)
         self.top_title = ""
         self.appendix = False
+        self.bibliography: dict[str, str] = {}     # citation key -> reference text, where the input has a list
         self._chunks: list = []
 
     def offset(self, line: int, col: int = 0) -> int:

@@ -112,7 +112,6 @@ def _layout(pages: list[Page], display: str, path: Path | None):
             texts.append(ln.text)
             ln.line_on_page = len(texts)           # virtual line number (1-based)
     b = ModelBuilder(path, display, texts)
-    b.bibliography = {}
     _Reader(b, body_size, _Words(texts)).read([ln for p in pages for ln in p.lines])
     return b, page_first
 
