@@ -39,6 +39,7 @@ class Analysis:
     suppressions: list = field(default_factory=list)  # camlint.suppress.Directive
     segments: list = field(default_factory=list)  # reading order: (file, first_line, last_line)
     arch: object = None                         # camlint.architectures.ArchInfo when the model is known
+    page_lines: list = field(default_factory=list)  # PDFs: the first (virtual) line of each page
 
     def order(self, file: str, line: int) -> int:
         """Position of (file, line) in reading order across included files (for disable regions)."""

@@ -23,7 +23,9 @@ def display_path(path: Path) -> str:
     return str(path) if rel.startswith("..") else rel
 
 
-def check_file(path: Path, *, spec: Path | None = None, config=None, display: str | None = None) -> DocumentReport:
+def check_file(path: Path, *, spec: Path | None = None, config=None, display: str | None = None,
+               main: str | None = None) -> DocumentReport:
+    """`display`: the name to report (stdin); `main`: the main file inside an archive."""
     display = display or display_path(path)
     if not path.exists():
         raise InputError("no such file", display)
@@ -40,8 +42,13 @@ def check_file(path: Path, *, spec: Path | None = None, config=None, display: st
 
             analysis = analyze_latex(path, display, spec=spec)
         else:
-            raise InputError(f"unknown file type {suffix or '(none)'}: camlint reads .tex manuscripts "
-                             "and .yaml/.yml/.json camspec supplements", display)
+            from camlint.inputs import check_document, front_end_of   # PDF, archives, Markdown, text
+
+            if front_end_of(path) is None:
+                raise InputError(f"unknown file type {suffix or '(none)'}: camlint reads .tex manuscripts, "
+                                 ".yaml/.yml/.json camspec supplements, PDFs, .zip/.tar.gz/.tgz/.tar "
+                                 "archives, Markdown and .txt", display)
+            return check_document(path, display, spec=spec, config=config, main=main)
     except YAMLInputError as exc:
         raise InputError(exc.message, display, exc.line, exc.col) from None
     except PermissionError:

@@ -12,7 +12,9 @@ def where_stated(e, doc_path: str) -> str:
     """Evidence location relative to the document's folder (sections/method.tex:19)."""
     base = os.path.dirname(doc_path)
     rel = os.path.relpath(e.file, base) if base else e.file
-    return f"{rel if not rel.startswith('..') else e.file}:{e.line}"
+    from camlint.findings import location
+
+    return location(e, rel if not rel.startswith('..') else e.file)
 
 
 def section_ref(e) -> str:

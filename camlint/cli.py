@@ -88,11 +88,13 @@ _HUMAN_FORMATS = ("text", "concise", "markdown")
 @click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (2 still means unreadable input).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the parse cache.")
+@click.option("--main", "main_name", default=None, metavar="NAME",
+              help="In an archive: the main file (default: the .tex file with \\documentclass).")
 @click.option("--show-settings", is_flag=True,
               help="Print the configuration for the first PATH, and where each value came from; check nothing.")
 def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend_select, color, stdin_filename,
-          quiet, statistics, exit_zero, no_cache, show_settings):
-    """Check manuscripts (.tex) and camspec supplements (.yaml/.yml/.json); '-' reads stdin."""
+          quiet, statistics, exit_zero, no_cache, main_name, show_settings):
+    """Check manuscripts (.tex, .pdf, .md, .txt, .zip/.tar.gz archives) and camspecs; '-' reads stdin."""
     import os
 
     from camlint.config import CliOverrides
@@ -117,7 +119,8 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
 
         with StdinDocument(paths, stdin_filename) as (files, displays):
             result = run_check(files, spec=spec, overrides=overrides, config_file=config_file,
-                               progress=sys.stderr.isatty() and not quiet, displays=displays)
+                               progress=sys.stderr.isatty() and not quiet, displays=displays,
+                               main=main_name)
     except InputError as exc:   # a bad option, configuration file or output path: a usage error
         _usage_error(exc)
     _report(result, output, color, quiet, statistics)

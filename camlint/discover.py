@@ -62,7 +62,7 @@ def documents_in(folder: Path, config=None, named=(), skipped: list | None = Non
     skipped = [] if skipped is None else skipped
     base = config.base() if config.relative(folder) is not None else folder.resolve()
     top = folder.resolve()
-    tex, data = [], []
+    tex, data, other = [], [], []
     for root, dirs, files in os.walk(folder):
         for d in sorted(dirs):
             if (Path(root) / d).is_symlink():
@@ -72,7 +72,13 @@ def documents_in(folder: Path, config=None, named=(), skipped: list | None = Non
         for name in sorted(files):
             p = Path(root) / name
             suffix = p.suffix.lower()
-            if suffix not in TEX_SUFFIXES + SPEC_SUFFIXES or config.excluded(p, False, base):
+            if config.excluded(p, False, base):
+                continue
+            if suffix not in TEX_SUFFIXES + SPEC_SUFFIXES:
+                from camlint.inputs import discovered   # PDFs, archives, Markdown and text about CAM
+
+                if not name.startswith(".") and not _unreadable(p, top) and discovered(p):
+                    other.append(p)
                 continue
             why = _unreadable(p, top)
             if why:
@@ -95,7 +101,7 @@ def documents_in(folder: Path, config=None, named=(), skipped: list | None = Non
         else:
             skipped.append((p, "not a camspec (no top-level `camspec:` key, not named by --spec, "
                                "a `% camspec:` link or the configuration)"))
-    return sorted(mains + specs, key=lambda p: (str(p.parent), p.name))
+    return sorted(mains + specs + other, key=lambda p: (str(p.parent), p.name))
 
 
 def _unreadable(p: Path, top: Path) -> str:

@@ -22,10 +22,13 @@ class Finding:
     col: int                  # 1-based
     section: str = ""         # enclosing section title: stable across revisions (fingerprints)
     suppressed: str | None = None   # the reason given by a suppression, when suppressed
+    page: int | None = None   # PDFs: the page; `line` is then the line on that page
 
     def to_json(self) -> dict:
         out = {k: getattr(self, k) for k in
                ("code", "name", "item", "severity", "message", "hint", "file", "line", "col")}
+        if self.page is not None:
+            out["page"] = self.page
         if self.section:
             out["section"] = self.section
         if self.suppressed is not None:
@@ -40,9 +43,21 @@ class Evidence:
     col: int
     text: str
     section: str = field(default="", compare=False)   # enclosing section (or camspec key): for citations
+    page: int | None = None   # PDFs: the page; `line` is then the line on that page
 
     def to_json(self) -> dict:
-        return {"file": self.file, "line": self.line, "col": self.col, "text": self.text}
+        out = {"file": self.file, "line": self.line, "col": self.col, "text": self.text}
+        if self.page is not None:
+            out["page"] = self.page
+        return out
+
+
+def location(item, file: str | None = None) -> str:
+    """Where a finding or evidence points: `main.pdf page 3 line 12` in a PDF, else `main.tex:12`."""
+    file = item.file if file is None else file
+    if getattr(item, "page", None):
+        return f"{file} page {item.page} line {item.line}".lstrip()
+    return f"{file}:{item.line}" if file else f"line {item.line}"
 
 
 @dataclass

@@ -65,17 +65,18 @@ def _config_for(f: Path, config_file: Path | None, overrides: CliOverrides, cach
 
 def _check_one(job):
     """One document (run in a worker process when there are many): (report, error)."""
-    f, spec, cfg, display = job
+    f, spec, cfg, display, main = job
     try:
-        return check_file(f, spec=spec, config=cfg, display=display), None
+        return check_file(f, spec=spec, config=cfg, display=display, main=main), None
     except InputError as exc:
         return None, exc
 
 
 def run_check(paths: list[Path], *, spec: Path | None = None, overrides: CliOverrides = CliOverrides(),
-              config_file: Path | None = None, progress: bool = False, displays: dict | None = None
-              ) -> CheckResult:
-    """`displays`: the name to report for a file checked under another name (stdin)."""
+              config_file: Path | None = None, progress: bool = False, displays: dict | None = None,
+              main: str | None = None) -> CheckResult:
+    """`displays`: the name to report for a file checked under another name (stdin);
+    `main`: the main file inside archives."""
     from camlint.discover import SPEC_SUFFIXES
 
     displays = displays or {}
@@ -89,10 +90,10 @@ def run_check(paths: list[Path], *, spec: Path | None = None, overrides: CliOver
     if spec is not None and not spec.is_file():
         result.errors.append(InputError("no such spec file", display_path(spec)))
         spec = None
-    jobs = [(f, spec, _config_for(Path(displays.get(f, f)), config_file, overrides, configs), displays.get(f))
+    jobs = [(f, spec, _config_for(Path(displays.get(f, f)), config_file, overrides, configs), displays.get(f), main)
             for f in files]
     result.format = jobs[-1][2].format if jobs else (overrides.format or "text")
-    for (report, error), (_, _, cfg, _) in zip(_run_jobs(jobs, progress), jobs):
+    for (report, error), (_, _, cfg, _, _) in zip(_run_jobs(jobs, progress), jobs):
         if error is not None:
             result.errors.append(error)
             continue

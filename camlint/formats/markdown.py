@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from camlint.checklist import checklist_rows
+from camlint.findings import location
 from camlint.keys import KEYS
 
 ICON = {"reported": "✅ reported", "partial": "⚠️ partial", "missing": "❌ missing", "not_applicable": "— n/a"}
@@ -22,7 +23,7 @@ def document(rep) -> str:
     if rep.findings:
         out += [f"**Findings ({len(rep.findings)})**", ""]
         for f in rep.findings:
-            out.append(f"- **{f.code}** `{f.name}` ({f.severity}) at `{f.file}:{f.line}`: {_cell(f.message)}  ")
+            out.append(f"- **{f.code}** `{f.name}` ({f.severity}) at `{location(f)}`: {_cell(f.message)}  ")
             out.append(f"  _Fix:_ {_cell(f.hint)}")
         out.append("")
     else:
@@ -43,6 +44,9 @@ def summary(reports) -> str:
     for key in KEYS:
         n = sum(1 for r in cam if r.checklist[key].status == "reported")
         out.append(f"| `{key}` | {n} / {len(cam)} |")
+    from camlint.inputs import describe
+
+    out += ["", "Read by: " + "; ".join(f"`{r.path}` ({describe(r.kind)})" for r in reports)]
     return "\n".join(out + [""])
 
 

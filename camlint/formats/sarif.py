@@ -62,13 +62,14 @@ def _result(rep, f, print_: str, index: dict) -> dict:
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": LEVEL[f.severity],
-        "message": {"text": f"{f.message}. Hint: {f.hint}"},
+        "message": {"text": f"{f.message}{f' (page {f.page} line {f.line})' if f.page else ''}. Hint: {f.hint}"},
         "locations": [{"physicalLocation": {
             "artifactLocation": _uri(f.file),
             "region": {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)},
         }}],
         "partialFingerprints": {"camlintFindingHash/v1": print_},
-        "properties": {"checklistItem": f.item, "document": rep.path, "section": f.section},
+        "properties": {"checklistItem": f.item, "document": rep.path, "section": f.section,
+                       **({"page": f.page} if f.page else {})},   # PDFs: startLine counts on this page
     }
     if f.suppressed is not None:   # listed, as code-scanning consumers expect, and marked suppressed
         result["suppressions"] = [{"kind": "inSource", "status": "accepted", "justification": f.suppressed}]

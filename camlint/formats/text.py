@@ -14,6 +14,7 @@ from rich.text import Text
 from camlint.display import short_value
 from camlint.safeio import read_regular
 from camlint.sanitize import printable
+from camlint.findings import location
 from camlint.keys import KEYS
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -62,6 +63,11 @@ def render(reports, errors=(), *, color: bool | None = None, width: int | None =
         return buf.getvalue()
     if len(reports) > 1:
         console.print(summary_table(reports))
+        from camlint.inputs import describe
+
+        console.print(Text("Read by:"))
+        for r in reports:
+            console.print(Text(f"  {describe(r.kind)}: {r.path}"))
     totals = defaultdict(int)
     for rep in reports:
         for f in rep.findings:
@@ -85,13 +91,13 @@ def _render_report(console: Console, rep, quiet: bool = False) -> None:
     for file, findings in by_file.items():
         shown = None
         for f in findings:
-            head = Text(f"  {f.file}:{f.line}:{f.col}  ")
+            head = Text(f"  {location(f)}  " if f.page else f"  {f.file}:{f.line}:{f.col}  ")
             head.append(f"{f.severity:<7}", style=_STYLE[f.severity])
             head.append(f" {f.code} ", style="bold")
             head.append(f"{f.name}: ", style="dim")
             head.append(f.message)
             console.print(head)
-            src = _source_line(f.file, f.line)
+            src = None if f.page else _source_line(f.file, f.line)   # no source lines in a PDF
             if src is not None and src.strip() and shown != (f.file, f.line):
                 console.print(Text(f"      {f.line:>4} | {_around(src.rstrip(), f.col)}", style="dim"))
                 shown = (f.file, f.line)
@@ -122,7 +128,7 @@ def summary_table(reports) -> Table:
 def _where(e, doc_path: str) -> str:
     from camlint.checklist import where_stated
 
-    return f"line {e.line}" if e.file == doc_path else where_stated(e, doc_path)
+    return location(e, "") if e.file == doc_path else where_stated(e, doc_path)
 
 
 def checklist_table(rep) -> Table:

@@ -36,8 +36,14 @@ def analyze_latex(path: Path, display: str, spec: Path | None = None, use_cache:
         cache.save()
     from camlint.latex.bibliography import bibliography
 
-    ex = extract(doc, bibliography(project))
-    a = Analysis(path=display, kind="latex", uses_cam=ex.uses_cam, prose=ex)
+    return analyze_units(project, doc, bibliography(project), display, spec)
+
+
+def analyze_units(project: Project, doc, bib: dict, display: str, spec: Path | None = None,
+                  kind: str = "latex") -> Analysis:
+    """Text units (from any front end) -> Analysis: extraction, camspecs, suppressions, merge."""
+    ex = extract(doc, bib)
+    a = Analysis(path=display, kind=kind, uses_cam=ex.uses_cam, prose=ex)
     a.anchor = ex.anchor or (display, 1, 1)
     a.problems.extend(project.problems)
     a.problems.extend(doc.problems)

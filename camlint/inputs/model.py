@@ -1,0 +1,104 @@
+"""The document model every non-LaTeX front end fills: the LaTeX front end's own types.
+
+A front end lays its text out as lines of one virtual source file (a PDF's lines in reading
+order, a Markdown file's own lines), then declares headings, text units and code blocks on
+those lines. The result is a `Project` and a `DocumentText` exactly like the LaTeX front end's,
+so the same extraction, rules and judge read it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from camlint.inputs.references import citations
+from camlint.latex.project import Project
+from camlint.latex.source import RawBlock, SourceFile
+from camlint.latex.units import DocumentText, Section, Unit, _Builder, _raw_flags, role_of
+
+_PARENT_ROLES = ("related", "introduction", "conclusion", "appendix", "abstract")
+
+
+class ModelBuilder:
+    def __init__(self, path: Path | None, display: str, lines: list[str]):
+        text = "\n".join(lines)
+        starts, pos = [], 0
+        for ln in lines:
+            starts.append(pos)
+            pos += len(ln) + 1
+        self.file = SourceFile(path, display, text, masked=text, line_starts=starts or [0])
+        self.doc = DocumentText()
+        self.section = Section(0, "", "", "front", display, 1)
+        self.doc.sections.append(self.section)
+        self.top_title = ""
+        self.appendix = False
+        self.bibliography: dict[str, str] = {}     # citation key -> reference text, where the input has a list
+        self._chunks: list = []
+
+    def offset(self, line: int, col: int = 0) -> int:
+        """Offset of (1-based line, 0-based column) in the virtual text."""
+        return self.file.line_starts[line - 1] + col
+
+    def heading(self, line: int, title: str, level: int, appendix: bool = False) -> None:
+        """A heading: levels 1-3 open a section (as \\section..\\subsubsection do), deeper ones do not."""
+        self.appendix = self.appendix or appendix
+        if level <= 1:
+            self.top_title = title
+        if level <= 3:
+            own = role_of(title, self.appendix)
+            role = role_of(self.top_title if level > 1 and own == "other" else title, self.appendix)
+            section = Section(len(self.doc.sections), title, self.top_title if level > 1 else title,
+                              role, self.file.display, line)
+            if level > 1 and role in ("other", "method", "experiments"):
+                parent = role_of(self.top_title, self.appendix)
+                if parent in _PARENT_ROLES:
+                    section.role = parent
+            self.doc.sections.append(section)
+            self.section = section
+        self.unit("heading", [(line, 0, title)])
+
+    def abstract(self, line: int) -> None:
+        self.section = Section(len(self.doc.sections), "Abstract", "Abstract", "abstract", self.file.display, line)
+        self.doc.sections.append(self.section)
+
+    def unit(self, kind: str, pieces: list[tuple[int, int, str]], float_env: str = "", joins=None) -> None:
+        """pieces: (line, column, text) in order; joins[i]: what goes before piece i (default a space)."""
+        unit = Unit(kind, self.file, self.section, float_env)
+        b = _Builder(unit)
+        for i, (line, col, text) in enumerate(pieces):
+            start = self.offset(line, col)
+            sep = joins[i] if joins is not None else (" " if i else "")
+            if sep:
+                b.add(sep, start)
+            b.add(text, start, exact=True)
+        b.finish()
+        if not unit.text.strip():
+            return
+        unit.cites.extend(citations(unit.text))
+        self.doc.units.append(unit)
+        first, last = pieces[0][0], pieces[-1][0]
+        self._chunks.append(("chunk", (self.file, self.offset(first), self.offset(last) + len(
+            self.file.line_text(last))), self.section.index))
+
+    def code(self, first: int, last: int, env: str = "") -> None:
+        """Lines first..last (1-based, inclusive) are a code block; env "camspec" makes it a camspec."""
+        start = self.offset(first)
+        end = self.offset(last) + len(self.file.line_text(last))
+        raw = RawBlock(env or "verbatim", start, start, end, True)
+        unit = Unit("code", self.file, self.section, raw=raw)
+        b = _Builder(unit)
+        b.add(self.file.text[start:end], start, exact=True)
+        b.finish()
+        self.doc.units.append(unit)
+
+    def finish(self, root: Path) -> tuple[Project, DocumentText]:
+        """The project and the document, with only the units that may matter (as build_units keeps)."""
+        project = Project(root, self.file, files=[self.file],
+                          segments=[(self.file.display, 1, max(self.file.n_lines, 1))])
+        from camlint.extract import relevant
+
+        _raw_flags(project, self._chunks, relevant, self.doc)
+        cam_sections = set(self.doc.raw_flags.get("cam", ()))
+        cam_sections |= {s.index for s in self.doc.sections if s.title and relevant.cam(s.title)}
+        self.doc.units = [u for u in self.doc.units if u.kind in ("heading", "code")
+                          or relevant(u.text, u.section.index in cam_sections)]
+        return project, self.doc
+
