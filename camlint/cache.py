@@ -52,8 +52,10 @@ class ParseCache:
         from camlint.latex.units import Unit
 
         key = hashlib.sha256((self.salt + chunk).encode("utf-8", "surrogatepass")).hexdigest()
-        entry = self.old.get(key) or self.new.get(key)
-        if entry is not None:
+        entry = self.old.get(key)
+        if entry is None:
+            entry = self.new.get(key)
+        if entry is not None:       # an empty list too: a paragraph that yields no units is a hit
             self.hits += 1
             self.new[key] = entry
             return [Unit(u["kind"], f, section, u["float"], u["text"], u["out"],
