@@ -57,7 +57,7 @@ def run_dask(papers: Iterable[Paper], work: Callable[[Paper], dict], *, client, 
     source = iter(papers)
     singles: list[list[Paper]] = []       # chunks that killed workers, split to find the paper
     in_flight: dict = {}
-    done = as_completed()
+    done = as_completed(loop=client.loop)
 
     def submit_next() -> bool:
         batch = singles.pop() if singles else [p for _, p in zip(range(chunk), source)]
