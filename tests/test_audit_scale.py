@@ -147,8 +147,8 @@ def test_dask_records_errors_and_timeouts_and_goes_on(tmp_path, cluster):
     recs = comparable(tmp_path / "a")
     assert recs[CRASHER]["outcome"] == "error" and "RuntimeError: boom" in recs[CRASHER]["error"]
     assert len(recs) == 16 and sum(r["outcome"] == "ok" for r in recs.values()) == 15
-    run_audit(papers(), AuditOptions(out=tmp_path / "b", chunk=4, timeout=0.5), client=client,
-              work=partial(sleeping_work, sleep_id=SLEEPER, seconds=3))
+    run_audit(papers(), AuditOptions(out=tmp_path / "b", chunk=4, timeout=3.0), client=client,
+              work=partial(sleeping_work, sleep_id=SLEEPER, seconds=8))
     recs = comparable(tmp_path / "b")
     assert recs[SLEEPER]["outcome"] == "timeout" and len(recs) == 16
     assert sum(r["outcome"] == "ok" for r in recs.values()) == 15

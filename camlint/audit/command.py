@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
@@ -42,6 +43,8 @@ class AuditResult:
     ran: int
     skipped: int
     written: list[Path]
+    seconds_papers: float = 0.0         # auditing the papers (the rate is ran / this)
+    seconds_reports: float = 0.0        # summary, truth agreement and report files
 
 
 def sorted_records(path: Path) -> Iterator[dict]:
@@ -100,6 +103,7 @@ def run_audit(papers: list[Paper], opts: AuditOptions, *, work: Callable[[Paper]
     todo = [p for p in papers if p.id not in finished]
     progress = Progress(len(todo), skipped=len(papers) - len(todo), stream=progress_stream) if opts.progress else None
     store.open(resume=opts.resume)
+    start = time.perf_counter()
     try:
         for rec in _backend(todo, opts, work, client):
             store.write(rec)
@@ -109,7 +113,10 @@ def run_audit(papers: list[Paper], opts: AuditOptions, *, work: Callable[[Paper]
         store.close()
     if progress:
         progress.finish()
-    return _write_outputs(opts, store.path, labels, ran=len(todo), skipped=len(papers) - len(todo))
+    mid = time.perf_counter()
+    result = _write_outputs(opts, store.path, labels, ran=len(todo), skipped=len(papers) - len(todo))
+    result.seconds_papers, result.seconds_reports = mid - start, time.perf_counter() - mid
+    return result
 
 
 def _write_outputs(opts: AuditOptions, store_path: Path, labels, ran: int, skipped: int) -> AuditResult:
@@ -142,7 +149,8 @@ def render_text(result: AuditResult) -> str:
 
     s = result.summary
     o = s["outcomes"]
-    lines = [f"audited {s['papers']} papers ({result.ran} now, {result.skipped} from before): {s['read']} read, "
+    rate = f", {result.ran / result.seconds_papers:.1f}/s" if result.ran and result.seconds_papers else ""
+    lines = [f"audited {s['papers']} papers ({result.ran} now{rate}, {result.skipped} from before): {s['read']} read, "
              f"{o['unreadable']} unreadable, {o['error'] + o['crashed'] + o['timeout']} failed; "
              f"{s['uses_cam_on_transformer']} use CAM on a transformer"]
     for tag, c in zip("abcd", CITATIONS):
