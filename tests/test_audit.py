@@ -217,3 +217,34 @@ def test_csv_rows_and_formula_cells(tmp_path):
     assert [r["id"] for r in rows] == ["one", "two"]
     assert rows[0]["title"].startswith("'=") and rows[0]["citation"] == "cnn_only"
     assert "CAM401:1" in rows[0]["findings"] and rows[1]["uses_cam_on_transformer"] == "no"
+
+
+def test_flat_folder_of_manuscripts_is_one_paper_each_and_main_folders_are_one(tmp_path):
+    flat = tmp_path / "flat"
+    write_project(flat, {"a.tex": paper("We show Grad-CAM maps of a ViT-B/16."),
+                         "b.tex": paper("We show Grad-CAM maps of a ResNet-50."),
+                         "sub/main.tex": paper("We show Grad-CAM maps of a DeiT-S.\\subfile{parts/x}"),
+                         "sub/parts/x.tex": "\\documentclass[../main.tex]{subfiles}\n\\begin{document}\nMore.\n"
+                                            "\\end{document}\n"})
+    out = tmp_path / "out"
+    assert audit(flat, "--out", out).exit_code == 0
+    recs = store(out)
+    assert set(recs) == {"a.tex", "b.tex", "sub"}
+    assert recs["sub"]["document"].endswith("sub/main.tex")
+
+
+def test_hostile_inputs_are_recorded_never_fatal(tmp_path):
+    import shutil
+
+    venue = tmp_path / "venue"
+    venue.mkdir()
+    for name in ("python_tag.yaml", "cycle_a.tex", "cycle_b.tex", "cp1252.tex", "passwd.tex", "camspec_tag.tex"):
+        shutil.copy(FIXTURES / "hostile" / name, venue / name)
+    out = tmp_path / "out"
+    result = audit(venue, "--out", out)
+    assert result.exit_code == 0, result.output
+    recs = store(out)
+    assert recs["python_tag.yaml"]["outcome"] == "unreadable"
+    assert re.match(r".*python_tag\.yaml:1:\d+: ", recs["python_tag.yaml"]["error"])
+    assert {k: r["outcome"] for k, r in recs.items() if k != "python_tag.yaml"} == \
+        {k: "ok" for k in ("cycle_a.tex", "cp1252.tex", "passwd.tex", "camspec_tag.tex")}

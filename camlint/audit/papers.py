@@ -1,9 +1,10 @@
 """Which papers an audit covers: one primary document per paper, from folders, files or a manifest.
 
-A folder that directly holds a document (as `camlint check` discovers them) is one paper; a
-folder that does not (a venue's folder of submissions) holds one paper per such sub-folder, found
-at any depth. Every other document of a paper's folder (\\subfile parts, included chapters) is
-read through its primary document, which is `main.*` when there is one.
+A folder whose own documents (as `camlint check` discovers them) include a `main.*`, or only one
+manuscript, is one paper, read through that document: its \\subfile parts, chapters and
+supplements are not counted again. A folder of several manuscripts with no `main.*` (a flat
+folder of single-file papers or PDFs) holds one paper per document; a folder with none (a
+venue's folder of submissions) is looked into, at any depth.
 """
 from __future__ import annotations
 
@@ -35,33 +36,50 @@ def _documents(folder: Path) -> list[Path]:
     return documents_in(folder)
 
 
-def _paper_folders(root: Path, docs: list[Path]) -> dict[Path, list[Path]]:
-    """Paper folder (the shallowest folder under root that directly holds a document) -> its documents."""
-    holders = {d.parent for d in docs}
-    groups: dict[Path, list[Path]] = {}
+def _is_one_paper(direct: list[Path]) -> bool:
+    """A folder's own documents make one paper when one of them is `main.*` or only one is a manuscript."""
+    from camlint.specfile import SPEC_SUFFIXES
+
+    manuscripts = [d for d in direct if d.suffix.lower() not in SPEC_SUFFIXES]
+    return any(d.stem.lower() == "main" for d in direct) or len(manuscripts) == 1 or len(direct) == 1
+
+
+def paper_units(folder: Path, docs: list[Path]) -> list[tuple[Path, list[Path]]]:
+    """(paper, its documents) under `folder`: a folder whose own documents make one paper is one
+    paper with everything below it; otherwise each of its own documents is a paper (a flat folder
+    of single-file manuscripts or PDFs) and each sub-folder is looked at the same way."""
+    direct = sorted(d for d in docs if d.parent == folder)
+    if direct and _is_one_paper(direct):
+        return [(folder, docs)]
+    out: list[tuple[Path, list[Path]]] = [(d, [d]) for d in direct]
+    below: dict[Path, list[Path]] = {}
     for d in docs:
-        rel = d.parent.relative_to(root).parts
-        chain = [root / Path(*rel[:i]) if i else root for i in range(len(rel) + 1)]
-        folder = next(f for f in chain if f in holders)
-        groups.setdefault(folder, []).append(d)
-    return groups
+        if d.parent != folder:
+            below.setdefault(folder / d.relative_to(folder).parts[0], []).append(d)
+    for sub in sorted(below):
+        out.extend(paper_units(sub, below[sub]))
+    return out
 
 
-def primary_document(folder: Path, docs: list[Path]) -> Path:
-    """The document a paper is read through: a direct `main.*`, else the first direct one."""
-    direct = sorted(d for d in docs if d.parent == folder) or sorted(docs)
+def primary_document(unit: Path, docs: list[Path]) -> Path:
+    """The document a paper is read through: a direct `main.*`, else the first manuscript, else the first."""
+    from camlint.specfile import SPEC_SUFFIXES
+
+    if unit.is_file():
+        return unit
+    direct = sorted(d for d in docs if d.parent == unit) or sorted(docs)
     mains = [d for d in direct if d.stem.lower() == "main"]
-    return (mains or direct)[0]
+    manuscripts = [d for d in direct if d.suffix.lower() not in SPEC_SUFFIXES]
+    return (mains or manuscripts or direct)[0]
 
 
 def resolve_folder(folder: Path) -> Path:
-    """A manifest row naming a folder: the primary document of its shallowest paper."""
+    """A manifest row naming a folder: the primary document of its first paper."""
     docs = _documents(folder)
     if not docs:
         raise InputError("no manuscript or camspec file found in this folder", display_path(folder))
-    groups = _paper_folders(folder, docs)
-    top = min(groups, key=lambda f: (len(f.parts), str(f)))
-    return primary_document(top, groups[top])
+    unit, group = paper_units(folder, docs)[0]
+    return primary_document(unit, group)
 
 
 def papers_from_paths(paths: list[Path]) -> tuple[list[Paper], list[InputError]]:
@@ -71,10 +89,9 @@ def papers_from_paths(paths: list[Path]) -> tuple[list[Paper], list[InputError]]
             docs = _documents(root)
             if not docs:
                 errors.append(InputError("no manuscript or camspec file found", display_path(root)))
-            for folder, group in sorted(_paper_folders(root, docs).items()):
-                rel = folder.relative_to(root).as_posix()
-                doc = primary_document(folder, group)
-                papers.append(_paper(root.resolve().name if rel == "." else rel, doc))
+            for unit, group in paper_units(root, docs) if docs else []:
+                rel = unit.relative_to(root).as_posix()
+                papers.append(_paper(root.resolve().name if rel == "." else rel, primary_document(unit, group)))
         elif root.exists():
             papers.append(_paper(root.name, root))
         else:

@@ -44,7 +44,7 @@ def _svg(fig) -> str:
 
 
 def stacked(rows: list[str], series: dict[str, list[float]], colours: dict[str, str], labels: dict[str, str],
-            title: str) -> str:
+            title: str, ncol: int = 4) -> str:
     """Horizontal bars, one per row, stacked by series (shares 0..1)."""
     fig, ax = _figure(7.5, 0.3 * len(rows) + 1.2)
     left = [0.0] * len(rows)
@@ -56,7 +56,7 @@ def stacked(rows: list[str], series: dict[str, list[float]], colours: dict[str, 
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_formatter(lambda x, _: f"{100 * x:.0f}%")
     ax.set_title(title)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08 if len(rows) > 6 else -0.2), ncol=len(series),
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08 if len(rows) > 6 else -0.2), ncol=ncol,
               frameon=False)
     return _svg(fig)
 
@@ -95,7 +95,7 @@ def group_citation_plot(groups: dict, grouping: str) -> str:
     names = _top(groups)
     series = {c: [groups[g]["citation"][c]["share"] for g in names] for c in CITATIONS}
     return stacked([f"{g} ({groups[g]['uses_cam_on_transformer']})" for g in names], series, CITATION_COLOURS,
-                   CITATION_LABELS, f"How the transformer adaptation is justified, by {grouping}")
+                   CITATION_LABELS, f"How the transformer adaptation is justified, by {grouping}", ncol=2)
 
 
 def truth_plot(truth: dict) -> str:
