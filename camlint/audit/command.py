@@ -69,21 +69,14 @@ def sorted_records(path: Path) -> Iterator[dict]:
 
 
 def _backend(todo: list[Paper], opts: AuditOptions, work: Callable, client):
-    if opts.scheduler or client is not None:
-        from camlint.audit.dask_run import connect, run_dask
+    if client is not None:
+        from camlint.audit.dask_run import run_dask
 
-        own = client is None
-        client = client or connect(opts.scheduler)
-        try:
-            yield from run_dask(todo, work, client=client, chunk=opts.chunk or 16, timeout=opts.timeout)
-        finally:
-            if own:
-                client.close()
-        return
+        return run_dask(todo, work, client=client, chunk=opts.chunk or 16, timeout=opts.timeout)
     from camlint.audit.pool import run_local
 
-    yield from run_local(todo, work, jobs=opts.jobs or os.cpu_count() or 1, chunk=opts.chunk or 8,
-                         timeout=opts.timeout)
+    return run_local(todo, work, jobs=opts.jobs or os.cpu_count() or 1, chunk=opts.chunk or 8,
+                     timeout=opts.timeout)
 
 
 def run_audit(papers: list[Paper], opts: AuditOptions, *, work: Callable[[Paper], dict] = audit_paper,
@@ -102,15 +95,22 @@ def run_audit(papers: list[Paper], opts: AuditOptions, *, work: Callable[[Paper]
     finished = store.finished_ids() if opts.resume else set()
     todo = [p for p in papers if p.id not in finished]
     progress = Progress(len(todo), skipped=len(papers) - len(todo), stream=progress_stream) if opts.progress else None
-    store.open(resume=opts.resume)
+    own_client = None
+    if opts.scheduler and client is None:      # connect first: a wrong address leaves no half-made run
+        from camlint.audit.dask_run import connect
+
+        client = own_client = connect(opts.scheduler)
     start = time.perf_counter()
     try:
+        store.open(resume=opts.resume)
         for rec in _backend(todo, opts, work, client):
             store.write(rec)
             if progress:
                 progress.advance(rec)
     finally:
         store.close()
+        if own_client is not None:
+            own_client.close()
     if progress:
         progress.finish()
     mid = time.perf_counter()
