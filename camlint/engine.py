@@ -53,4 +53,18 @@ def report_of(analysis: Analysis, config=None) -> DocumentReport:
         rep.suppressed = suppressed
     rep.findings = cap_per_rule_and_file(findings)
     rep.spec = analysis.specs[0].data if analysis.specs else None
+    rep.presets = presets_followed(analysis)
     return rep
+
+
+def presets_followed(analysis: Analysis) -> list[str]:
+    """Names of the published adaptations the document cites or names (prose) or sets (camspec)."""
+    from camlint.presets import find_preset
+
+    names = [p.name for p, _ in (getattr(analysis.prose, "presets", None) or [])]
+    for src in analysis.specs:
+        method = src.data.get("method") if isinstance(src.data, dict) else None
+        preset = find_preset(method.get("preset")) if isinstance(method, dict) and method.get("preset") else None
+        if preset is not None:
+            names.append(preset.name)
+    return list(dict.fromkeys(names))

@@ -80,6 +80,7 @@ class DocumentReport:
     findings: list[Finding] = field(default_factory=list)
     suppressed: list[Finding] = field(default_factory=list)
     spec: dict | None = None                    # the effective camspec (embedded or supplement)
+    presets: list[str] = field(default_factory=list)   # published adaptations followed (camlint presets)
 
     def to_json(self) -> dict:
         out = {
