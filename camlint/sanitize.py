@@ -51,10 +51,10 @@ def printable_finding(f):
 
 def printable_report(rep):
     """A copy of a DocumentReport whose every string from the input is printable."""
-    from camlint.findings import ChecklistEntry, Evidence
+    from camlint.findings import ChecklistEntry
 
     checklist = {k: ChecklistEntry(e.status, _value(e.value),
-                                   [Evidence(printable(x.file), x.line, x.col, printable(x.text)) for x in e.evidence])
+                                   [replace(x, file=printable(x.file), text=printable(x.text)) for x in e.evidence])
                  for k, e in rep.checklist.items()}
     return replace(rep, path=printable(rep.path), checklist=checklist, spec=_value(rep.spec),
                    findings=[printable_finding(f) for f in rep.findings],

@@ -238,13 +238,15 @@ def test_hostile_inputs_are_recorded_never_fatal(tmp_path):
 
     venue = tmp_path / "venue"
     venue.mkdir()
-    for name in ("python_tag.yaml", "cycle_a.tex", "cycle_b.tex", "cp1252.tex", "passwd.tex", "camspec_tag.tex"):
+    for name in ("cycle_a.tex", "cycle_b.tex", "cp1252.tex", "passwd.tex", "camspec_tag.tex"):
         shutil.copy(FIXTURES / "hostile" / name, venue / name)
+    # in a folder a YAML file is a camspec only when it says so
+    (venue / "python_tag.yaml").write_text("camspec: 1\n" + (FIXTURES / "hostile" / "python_tag.yaml").read_text())
     out = tmp_path / "out"
     result = audit(venue, "--out", out)
     assert result.exit_code == 0, result.output
     recs = store(out)
     assert recs["python_tag.yaml"]["outcome"] == "unreadable"
-    assert re.match(r".*python_tag\.yaml:1:\d+: ", recs["python_tag.yaml"]["error"])
+    assert re.match(r".*python_tag\.yaml:2:\d+: ", recs["python_tag.yaml"]["error"])
     assert {k: r["outcome"] for k, r in recs.items() if k != "python_tag.yaml"} == \
         {k: "ok" for k in ("cycle_a.tex", "cp1252.tex", "passwd.tex", "camspec_tag.tex")}

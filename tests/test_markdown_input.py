@@ -108,7 +108,7 @@ def test_folder_mode_finds_every_kind_of_input_and_names_its_front_end(tmp_path)
     result = invoke("check", folder, "--format", "json")
     import json
 
-    docs = {d["path"].split("submissions/")[-1]: d["kind"] for d in json.loads(result.output)["documents"]}
+    docs = {d["path"].split("submissions/")[-1]: d["kind"] for d in json.loads(result.stdout)["documents"]}
     assert docs == {"README.md": "markdown", "latex/main.tex": "latex", "overleaf.zip/main.tex": "archive:latex",
                     "reviewer_copy.pdf": "pdf"}
     text = invoke("check", folder, "--format", "text").output

@@ -36,12 +36,15 @@ def _documents(folder: Path) -> list[Path]:
     return documents_in(folder)
 
 
-def _is_one_paper(direct: list[Path]) -> bool:
-    """A folder's own documents make one paper when one of them is `main.*` or only one is a manuscript."""
+def _is_one_paper(direct: list[Path], papers_below: bool) -> bool:
+    """A folder's own documents make one paper when one of them is `main.*`, or when only one is a
+    manuscript and no sub-folder holds documents (a README beside paper folders is not their paper)."""
     from camlint.specfile import SPEC_SUFFIXES
 
     manuscripts = [d for d in direct if d.suffix.lower() not in SPEC_SUFFIXES]
-    return any(d.stem.lower() == "main" for d in direct) or len(manuscripts) == 1 or len(direct) == 1
+    if any(d.stem.lower() == "main" for d in direct):
+        return True
+    return not papers_below and (len(manuscripts) == 1 or len(direct) == 1)
 
 
 def paper_units(folder: Path, docs: list[Path]) -> list[tuple[Path, list[Path]]]:
@@ -49,7 +52,7 @@ def paper_units(folder: Path, docs: list[Path]) -> list[tuple[Path, list[Path]]]
     paper with everything below it; otherwise each of its own documents is a paper (a flat folder
     of single-file manuscripts or PDFs) and each sub-folder is looked at the same way."""
     direct = sorted(d for d in docs if d.parent == folder)
-    if direct and _is_one_paper(direct):
+    if direct and _is_one_paper(direct, len(direct) < len(docs)):
         return [(folder, docs)]
     out: list[tuple[Path, list[Path]]] = [(d, [d]) for d in direct]
     below: dict[Path, list[Path]] = {}

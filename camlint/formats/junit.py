@@ -14,7 +14,7 @@ from camlint.keys import KEYS, NOT_APPLICABLE
 
 
 def _line(f) -> str:
-    return f"{f.file}:{f.line}:{f.col}: {f.code} [{f.severity}] {f.message}\n  hint: {f.hint}"
+    return f"{_where(f)}: {f.code} [{f.severity}] {f.message}\n  hint: {f.hint}"
 
 
 def _case(suite, rep, key: str, findings: list, fail_on: str) -> tuple[bool, bool]:
@@ -63,3 +63,10 @@ def render(reports, errors=(), *, fail_on=None, **_) -> str:
         ET.SubElement(case, "error", message=e.message).text = str(e)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _where(f) -> str:
+    """`file:line:col`, or `main.pdf page 2 line 14` in a PDF (a line counted on its page)."""
+    from camlint.findings import location
+
+    return location(f) if f.page else f"{f.file}:{f.line}:{f.col}"
