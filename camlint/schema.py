@@ -148,13 +148,15 @@ def _wrong_shape(leaf) -> bool:
 def well_typed(data: object) -> dict:
     """The camspec without the top-level keys whose value has the wrong shape somewhere inside
     (`model: 5`, `layer: 2.5`): `validate` reports each (CAM301), and every rule, the judge and
-    verify then read only values of the shapes the schema allows."""
+    verify then read only values of the shapes the schema allows. A key written as free text
+    (`layer: second-to-last block`) is kept: the extraction reads it with the prose vocabulary."""
     if not isinstance(data, dict):
         return {}
     bad = set()
     for error in validator().iter_errors(data):
         path = tuple(error.absolute_path)
-        if path and path[0] not in bad and _wrong_shape(_leaf_errors(error)):
+        if path and path[0] not in bad and not isinstance(data.get(path[0]), str) \
+                and _wrong_shape(_leaf_errors(error)):
             bad.add(path[0])
     return {k: v for k, v in data.items() if k not in bad}
 
