@@ -74,6 +74,9 @@ def _construct_scalar(event: yaml.ScalarEvent) -> object:
     node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
     try:
         value = yaml.SafeLoader.construct_object(yaml.SafeLoader(""), node)
+    except ValueError:   # an integer of thousands of digits (Python refuses to convert it)
+        raise YAMLInputError(f"number {event.value[:20]}... has too many digits",
+                             event.start_mark.line + 1, event.start_mark.column + 1) from None
     except yaml.YAMLError as exc:
         raise YAMLInputError(f"cannot read value {event.value!r}: {exc}",
                              event.start_mark.line + 1, event.start_mark.column + 1) from None

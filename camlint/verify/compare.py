@@ -10,6 +10,8 @@ import torch.nn.functional as F
 
 from camlint.verify.spec import SpecError
 
+MAX_MAP_SIDE = 8192
+
 
 def fingerprint(m: np.ndarray, step: float) -> str:
     """sha256 of the map quantised to `step` (shape included): equal maps, equal prints."""
@@ -23,22 +25,29 @@ def load_artifact(path: Path) -> np.ndarray:
     """A reported map: .npy (float H x W) or .png (8 or 16 bit, scaled to [0, 1])."""
     if path.suffix.lower() == ".npy":
         try:
-            arr = np.load(path, allow_pickle=False)
+            arr = np.load(path, allow_pickle=False, mmap_mode="r")
         except Exception as exc:  # noqa: BLE001
             raise SpecError([f"artifact {path.name}: not a plain .npy array ({exc.__class__.__name__})"]) from None
         arr = np.squeeze(arr)
-        if arr.ndim != 2:
-            raise SpecError([f"artifact {path.name}: expected an H x W map, got shape {arr.shape}"])
-        return arr.astype(np.float64)
+        if arr.ndim != 2 or arr.dtype.kind not in "fiub" or not all(1 <= n <= MAX_MAP_SIDE for n in arr.shape):
+            raise SpecError([f"artifact {path.name}: expected a numeric H x W map (H, W 1..{MAX_MAP_SIDE}), "
+                             f"got {arr.dtype} {arr.shape}"])
+        arr = np.asarray(arr, dtype=np.float64)
+        if not np.isfinite(arr).all():
+            raise SpecError([f"artifact {path.name}: the map holds NaN or infinite values"])
+        return arr
     if path.suffix.lower() == ".png":
         from PIL import Image
 
+        Image.MAX_IMAGE_PIXELS = MAX_MAP_SIDE ** 2
         try:
             img = Image.open(path)
             img.load()
         except Exception as exc:  # noqa: BLE001
             raise SpecError([f"artifact {path.name}: cannot decode PNG ({exc.__class__.__name__})"]) from None
         arr = np.asarray(img)
+        if arr.dtype.kind not in "fiub" or arr.size == 0:
+            raise SpecError([f"artifact {path.name}: not a grey or colour PNG map"])
         if arr.ndim == 3:
             arr = arr[..., 0]
         scale = 65535.0 if arr.dtype == np.uint16 or arr.max() > 255 else 255.0
