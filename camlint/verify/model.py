@@ -89,4 +89,8 @@ def build_model(spec: ModelSpec) -> tuple[torch.nn.Module, str]:
         shown = {k: v for k, v in kwargs.items() if k != "pretrained"}
         raise SpecError([f"model: timm cannot build {spec.arch!r} with {shown or 'no arguments'} "
                          f"({exc.__class__.__name__}: {str(exc)[:200]})"]) from None
+    grid = getattr(getattr(model, "patch_embed", None), "grid_size", None)
+    if grid is not None and min(grid) < 1:
+        raise SpecError([f"model: {spec.arch} with {kwargs.get('img_size', 'its')} input size has no patches "
+                         f"(a {tuple(grid)} grid); the image must be at least one patch"])
     return model.eval(), source

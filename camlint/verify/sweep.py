@@ -169,25 +169,34 @@ def enumerate_variants(data: dict, space: dict, cap: int, seed: int = 0) -> tupl
     return variants, dropped, 0
 
 
+def _text(v) -> str:
+    """Any candidate value as short label text (a space file may hold anything)."""
+    if isinstance(v, list):
+        return "+".join(_text(x) for x in v[:4])
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 10 ** 12:
+        return "<int>"
+    text = str(v) if not isinstance(v, dict) else ",".join(_text(x) for x in list(v.values())[:4])
+    return text[:40]
+
+
 def _choice_label(choice: dict) -> str:
     """A short label of the open choices: 'F6 softmax grad@cls'."""
     parts = []
     for k, v in choice.items():
         if k == "tokens" and isinstance(v, dict):
             parts.append("grad@cls" if v.get("gradients_from") == "cls" else
-                         "keep-cls" if not v.get("drop") else "drop-" + "+".join(v["drop"]))
+                         "keep-cls" if not v.get("drop") else "drop-" + _text(v["drop"]))
         elif k == "target" and isinstance(v, dict):
-            parts.append(f"{v.get('kind')}" + (f"({v.get('class')})" if v.get("class") not in (None, "predicted") else ""))
+            cls = v.get("class")
+            parts.append(_text(v.get("kind")) + (f"({_text(cls)})" if cls not in (None, "predicted") else ""))
         elif k == "layer" and isinstance(v, dict):
-            parts.append("blk" + ",".join(str(b) for b in (v.get("blocks") or [v.get("block")])))
+            parts.append("blk" + (_text(v.get("blocks")) if "blocks" in v else _text(v.get("block"))))
         elif k == "heads" and isinstance(v, dict):
-            parts.append(f"heads-{v.get('aggregate')}" + ("<relu" if v.get("order") == "before_relu" else ""))
+            parts.append(f"heads-{_text(v.get('aggregate'))}" + ("<relu" if v.get("order") == "before_relu" else ""))
         elif k == "relu":
-            parts.append(f"relu-{v if not isinstance(v, list) else '+'.join(v)}")
-        elif isinstance(v, dict):
-            parts.append(",".join(f"{b}" for b in v.values()))
+            parts.append(f"relu-{_text(v)}")
         else:
-            parts.append(str(v))
+            parts.append(_text(v))
     return " ".join(parts)
 
 
