@@ -93,7 +93,8 @@ def load_spec(spec_path: Path, force: bool = False, open_keys_allowed: bool = Fa
                          "execute a camspec (camlint init MANUSCRIPT writes one; camlint check reads manuscripts)"])
     problems = blocking_findings(spec_path, open_keys_allowed)
     if problems and not force:
-        raise SpecError(["the spec has errors (camlint check shows them; --force runs anyway where it is safe):"]
+        raise SpecError(["the spec is not complete enough to execute, or has errors (camlint check shows them; "
+                         "--force runs anyway where it is safe):"]
                         + problems)
     loaded = load_file(spec_path)
     if not isinstance(loaded.data, dict):

@@ -256,6 +256,9 @@ def _target(data: dict, errors: list[str]) -> tuple[str | None, object]:
         errors.append(f"target must be {{kind: ..., class: ...}}, not {_show(target)}")
         return None, "predicted"
     kind = _canon("target.kind", target.get("kind"), errors, "target.kind")
+    if target.get("head") is not None:
+        errors.append("target.head: camlint verify scores the model's own output (a distilled model's heads "
+                      "averaged, as timm does in eval mode); choosing one head is not supported")
     cls = target.get("class", "predicted")
     if isinstance(cls, str):
         canon = vocab.canonical("target.class", cls).value
@@ -348,9 +351,15 @@ def procedure_from(data: dict, errors: list[str]) -> Procedure:
     weighting = rule_weighting if weighting in (None, "method_rule") else _canon("weighting", weighting, errors, "weighting")
     if weighting == "eigen" and method == "eigengradcam":
         weighting = "eigen_grad"
+    if grads == "cls" and weighting not in ("gap_gradients", "cls_gradient"):
+        errors.append(f"tokens.gradients_from: cls weights the channels by the [CLS] gradient, which replaces "
+                      f"the weighting; it cannot be combined with weighting {weighting}")
     heads, heads_order = _heads(data, errors)
     if location == "F2" and heads is None:
         errors.append("heads: an attention location needs a head rule (mean, max, sum, as_channels)")
+    if location != "F2" and heads is not None:
+        errors.append(f"heads: a head rule applies at the attention location F2 only; {location} has no heads "
+                      "(write heads: n/a)")
     post = _postprocess(data, errors)
     return Procedure(
         method=method, blocks=blocks, combine=combine if len(blocks) > 1 or blocks == ("all",) else "single",

@@ -130,9 +130,10 @@ def _variant(data: dict, combo: tuple) -> tuple[Variant | None, str]:
     choice = dict(combo)
     errors: list[str] = []
     proc = procedure_from({**data, **choice}, errors)
-    if proc.location != "F2":
-        proc = replace(proc, heads=None)
+    if proc.location != "F2":       # heads only exist at F2: the heads candidates do not apply
         choice.pop("heads", None)
+        errors = []
+        proc = procedure_from({**{k: v for k, v in data.items() if k != "heads"}, **choice}, errors)
     else:
         proc = replace(proc, gradients_from="patch_tokens")
         if isinstance(choice.get("tokens"), dict):
