@@ -100,3 +100,13 @@ def test_an_artifact_named_by_its_file_is_compared():
     spec = exec_spec(data, SPEC.parent)
     assert [(a.input, a.map.name) for a in spec.artifacts] == [("disc", "disc.png")]
     assert np.isfinite(spec.tolerance["max_abs"])
+
+
+def test_map_changing_defaults_are_listed():
+    data = yaml.safe_load(SPEC.read_text())
+    assert exec_spec(data, SPEC.parent).defaults == ("tokens.gradients_from = patch_tokens",)
+    data["postprocess"] = {"normalize": "minmax", "upsample": "bilinear"}
+    del data["runtime"]
+    defaults = exec_spec(data, SPEC.parent).defaults
+    assert "postprocess.order = normalize_then_upsample" in defaults and "runtime.dtype = float32" in defaults
+    assert "postprocess.normalize = minmax" not in defaults

@@ -140,12 +140,23 @@ def environment(device: torch.device, dtype: torch.dtype, spec: ExecSpec, model_
            "deterministic_algorithms": deterministic, "weights": model_source, "arch": spec.model.arch,
            "preprocessing": {k: list(v) if isinstance(v, tuple) else v for k, v in pre.items()},
            "attention_path": ("explicit (forced for blocks " + ", ".join(map(str, forced)) + ")") if forced
-           else "model default", "procedure": spec.procedure.label()}
+           else "model default", "procedure": spec.procedure.label(),
+           "procedure_resolved": _resolved(spec.procedure), "defaults": list(spec.defaults)}
     if device.type == "cuda":
         env["cuda_device"] = torch.cuda.get_device_name(device)
         env["tf32_matmul"] = torch.backends.cuda.matmul.allow_tf32
         env["cudnn_deterministic"] = torch.backends.cudnn.deterministic
     return env
+
+
+def _resolved(proc) -> dict:
+    """Every choice of the executed procedure, JSON-ready (the report shows all of them)."""
+    from dataclasses import asdict
+
+    out = {}
+    for key, value in asdict(proc).items():
+        out[key] = sorted(value) if isinstance(value, frozenset) else list(value) if isinstance(value, tuple) else value
+    return out
 
 
 def _likely_cause(spec: ExecSpec, model) -> str:
@@ -333,6 +344,8 @@ def render_text(report: VerifyReport, color: bool = False) -> str:
     console.print(f"  {env['arch']} ({env['weights']}) on {env['device']}, {env['dtype']}; "
                   f"torch {env['torch']}, timm {env['timm']}; attention: {env['attention_path']}")
     console.print(f"  procedure: {env['procedure']}")
+    if env.get("defaults"):
+        console.print(Text("  left to camlint's defaults (state them to be sure): " + "; ".join(env["defaults"])))
     compared = [r.comparison for r in report.results if r.comparison]
     if compared:
         console.print(f"  tolerance: {tolerance_text(compared[0]['tolerance'])}")

@@ -121,6 +121,7 @@ class ExecSpec:
     fingerprint_step: float
     base_dir: Path
     pointing_px: float = 0.0
+    defaults: tuple = ()         # dotted keys that change the map and were left to camlint's default
 
 
 def _canon(slot: str, value, errors: list[str], what: str):
@@ -533,6 +534,29 @@ def _runtime(data: dict, errors: list[str]) -> dict:
     return out
 
 
+# Keys that change the map when left open, and camlint's default for each.
+MAP_DEFAULTS = (("weighting", "method rule"), ("relu", "method rule"), ("reshape.order", "row_major"),
+                ("tokens.gradients_from", "patch_tokens"), ("postprocess.normalize", "minmax"),
+                ("postprocess.upsample", "bilinear"), ("postprocess.order", "normalize_then_upsample"),
+                ("postprocess.eps", "1e-07"), ("postprocess.align_corners", "false"),
+                ("postprocess.size", "input"), ("runtime.dtype", "float32"))
+
+
+def defaults_used(data: dict, proc: Procedure) -> tuple:
+    """'postprocess.order = normalize_then_upsample' for every map-changing key the spec leaves open."""
+    out = []
+    for dotted, value in MAP_DEFAULTS:
+        node = data
+        for part in dotted.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is None or node == "method_rule":
+            if dotted == "tokens.gradients_from" and not isinstance(data.get("tokens"), dict):
+                continue
+            shown = {"weighting": proc.weighting, "relu": ",".join(sorted(proc.relu)) or "none"}.get(dotted, value)
+            out.append(f"{dotted} = {shown}")
+    return tuple(out)
+
+
 def exec_spec(data: dict, base_dir: Path) -> ExecSpec:
     """Raises SpecError listing every problem that prevents execution."""
     errors: list[str] = []
@@ -554,7 +578,8 @@ def exec_spec(data: dict, base_dir: Path) -> ExecSpec:
     runtime = _runtime(data, errors)
     if errors:
         raise SpecError(list(dict.fromkeys(errors)))
-    return ExecSpec(model, proc, runtime, inputs, artifacts, tolerance, step, base_dir, pointing_px)
+    return ExecSpec(model, proc, runtime, inputs, artifacts, tolerance, step, base_dir, pointing_px,
+                    defaults_used(data, proc))
 
 
 _KEY_PATH = re.compile(r"([A-Za-z_][\w-]*(?:\[\d+\]|\.[A-Za-z_][\w-]*)*)[: ]")
