@@ -2,6 +2,8 @@
 verify and sweep, and the crashes found in review are clear spec errors."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 import yaml
@@ -110,3 +112,28 @@ def test_map_changing_defaults_are_listed():
     defaults = exec_spec(data, SPEC.parent).defaults
     assert "postprocess.order = normalize_then_upsample" in defaults and "runtime.dtype = float32" in defaults
     assert "postprocess.normalize = minmax" not in defaults
+
+
+def test_sketches_survive_noise_precision_and_threads_but_not_other_maps(tiny):
+    from camlint.verify.compare import SKETCH_MATCH, sketch, sketch_distance
+
+    p = procedure_from(BASE, [])
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(1, 3, 224, 224, generator=gen)
+    ref = sketch(run_procedure(tiny, x, p)[1].numpy())
+    assert len(ref) == 3 + 64
+    noisy = sketch(run_procedure(tiny, x + 1e-6 * torch.randn(x.shape, generator=gen), p)[1].numpy())
+    tiny64 = copy.deepcopy(tiny).double()
+    wide = sketch(run_procedure(tiny64, x.double(), p)[1].numpy())
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        single = sketch(run_procedure(tiny, x, p)[1].numpy())
+    finally:
+        torch.set_num_threads(threads)
+    for other in (noisy, wide, single):
+        assert sketch_distance(ref, other) <= SKETCH_MATCH
+    unrelated = [sketch(run_procedure(tiny, torch.randn(1, 3, 224, 224, generator=gen), p)[1].numpy())
+                 for _ in range(3)]
+    assert all(sketch_distance(ref, u) > SKETCH_MATCH for u in unrelated)
+    assert sketch(np.zeros((5, 5))) == "s8:" + "0" * 64 and sketch_distance(ref, "s4:0000") is None

@@ -21,6 +21,32 @@ def fingerprint(m: np.ndarray, step: float) -> str:
     return h.hexdigest()[:16]
 
 
+SKETCH_GRID, SKETCH_LEVELS = 8, 16
+SKETCH_MATCH = 1       # two sketches match when no cell differs by more than this many levels
+
+
+def sketch(m: np.ndarray, grid: int = SKETCH_GRID) -> str:
+    """A printable map sketch: the map min-max normalised, averaged over a grid x grid partition
+    and quantised to 16 levels, one hex digit per cell, row by row ("s8:" + 64 digits).
+
+    Compared with a tolerance (sketch_distance), not by equality: noise that moves a cell across
+    a level boundary changes it by one level; an unrelated map differs by many."""
+    a = np.nan_to_num(np.asarray(m, dtype=np.float64))
+    span = float(a.max() - a.min()) if a.size else 0.0
+    a = (a - a.min()) / span if span > 0 else np.zeros_like(a)
+    t = torch.from_numpy(a)[None, None]
+    pooled = F.adaptive_avg_pool2d(t, (grid, grid))[0, 0].numpy()
+    levels = np.clip(np.floor(pooled * SKETCH_LEVELS), 0, SKETCH_LEVELS - 1).astype(int)
+    return f"s{grid}:" + "".join("0123456789abcdef"[v] for v in levels.ravel())
+
+
+def sketch_distance(a: str, b: str) -> int | None:
+    """Largest per-cell level difference of two sketches (None: not comparable sketches)."""
+    if a.split(":")[0] != b.split(":")[0] or len(a) != len(b):
+        return None
+    return max(abs(int(x, 16) - int(y, 16)) for x, y in zip(a.split(":")[1], b.split(":")[1]))
+
+
 def load_artifact(path: Path) -> np.ndarray:
     """A reported map: .npy (float H x W) or .png (8 or 16 bit, scaled to [0, 1])."""
     if path.suffix.lower() == ".npy":
