@@ -110,6 +110,14 @@ def exec_spec_at(spec_path: Path, loaded, data: dict | None = None) -> ExecSpec:
         raise SpecError(with_lines(exc.messages, loaded, str(spec_path))) from None
 
 
+def build_model_at(spec_path: Path, loaded, spec: ExecSpec):
+    """build_model with its problems located at the model's lines of the spec file."""
+    try:
+        return build_model(spec.model)
+    except SpecError as exc:
+        raise SpecError(with_lines(exc.messages, loaded, str(spec_path))) from None
+
+
 def writable_folder(folder: Path | None, option: str) -> None:
     """Refuse an output folder that cannot be created or written, before any work is done."""
     if folder is None:
@@ -186,7 +194,7 @@ def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, 
     if deterministic:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
         torch.use_deterministic_algorithms(True, warn_only=True)
-    model, source = build_model(spec.model)
+    model, source = build_model_at(spec_path, loaded, spec)
     model = model.to(device=dev, dtype=dtype)
     pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
     artifacts = {a.input: a for a in spec.artifacts}

@@ -20,7 +20,6 @@ from camlint.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import load_input, preprocessing_config
-from camlint.verify.model import build_model
 from camlint.verify.spec import Procedure, SpecError, exec_spec, procedure_from
 
 # What an open key may be, when the spec leaves it open (override with --space FILE).
@@ -241,7 +240,7 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
           agree: float = 0.8, out: Path | None = None, force: bool = False) -> SweepResult:
     import torch
 
-    from camlint.verify.run import exec_spec_at, load_spec, pick_device, writable_folder
+    from camlint.verify.run import build_model_at, exec_spec_at, load_spec, pick_device, writable_folder
 
     writable_folder(out, "--out")
     loaded = load_spec(spec_path, force, open_keys_allowed=True)
@@ -256,7 +255,7 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
         raise SpecError(["inputs: the sweep needs at least one input (image or .npy tensor)"])
     dev = pick_device(device if device != "auto" else spec.runtime["device"])
     dtype = torch.float64 if spec.runtime["dtype"] == "float64" else torch.float32
-    model, _ = build_model(spec.model)
+    model, _ = build_model_at(spec_path, loaded, spec)
     model = model.to(device=dev, dtype=dtype)
     pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
     result = SweepResult(str(spec_path), open_keys(data), variants, dropped, capped_from=capped)
