@@ -64,6 +64,11 @@ class VerifyReport:
                 "environment": self.environment, "results": [r.to_json() for r in self.results]}
 
 
+# Checked by the engine against the model it builds (the linter cannot see model.kwargs such as
+# patch_size or depth, so its guess of the grid or the depth may be wrong for this spec).
+ENGINE_CHECKED = frozenset({"CAM202", "CAM203"})
+
+
 def blocking_findings(spec_path: Path, open_keys_allowed: bool = False) -> list[str]:
     """Every error-level finding `camlint check` reports on the spec, in its own words.
 
@@ -73,6 +78,8 @@ def blocking_findings(spec_path: Path, open_keys_allowed: bool = False) -> list[
     report = check_file(spec_path)
     out = []
     for f in report.findings:
+        if f.code in ENGINE_CHECKED:
+            continue
         if f.code.startswith("CAM1"):
             executable = f.item in EXECUTABLE_KEYS and report.checklist[f.item].status in (MISSING, PARTIAL)
             if open_keys_allowed or not executable:
