@@ -194,20 +194,34 @@ def checklist(paths, fmt, spec, output):
 @main.command()
 @click.argument("path", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False),
-              help="Where to write (default: camspec.yaml next to the manuscript).")
-@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+              help="Write the camspec to FILE (default: print it; camlint writes nowhere unasked).")
+@click.option("--force", is_flag=True, help="Overwrite an existing file (never through a link).")
 def init(path, output, force):
     """Write a camspec.yaml pre-filled with what the manuscript states, TODOs for the rest."""
     from camlint.init import template
+    from camlint.safe_write import UnsafeTarget, refuse_link, write_atomic
 
-    target = output or path.parent / "camspec.yaml"
-    if target.exists() and not force:
-        click.echo(f"camlint: {target} exists; use --force to overwrite it", err=True)
+    try:
+        if output is not None:
+            refuse_link(output)
+    except UnsafeTarget as exc:
+        click.echo(f"camlint: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    if output is not None and output.exists() and not force:
+        click.echo(f"camlint: {output} exists; use --force to overwrite it", err=True)
         sys.exit(EXIT_INPUT)
     report = _single_report(path, None)[0]
-    target.write_text(template(report), encoding="utf-8")
+    text = template(report)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        write_atomic(output, text)
+    except (UnsafeTarget, OSError) as exc:
+        click.echo(f"camlint: {output}: cannot write ({exc})", err=True)
+        sys.exit(EXIT_INPUT)
     open_keys = sum(1 for k in report.checklist.values() if k.status in ("missing", "partial"))
-    click.echo(f"wrote {target} ({open_keys} TODO{'s' if open_keys != 1 else ''} to fill)")
+    click.echo(f"wrote {output} ({open_keys} TODO{'s' if open_keys != 1 else ''} to fill)")
 
 
 @main.command()
@@ -226,6 +240,17 @@ def presets(fmt):
         click.echo(f"{p.name}\n  {p.title}\n  {p.citation}\n  {p.summary}\n  fixes: {', '.join(p.fixes)}\n")
 
 
+def _spec_errors(spec: Path, messages: list[str]) -> None:
+    """Exit 2 with one line per problem, each naming its file (and line where known)."""
+    import re
+
+    for message in messages:
+        located = re.match(r"\S+:\d+[:]", message) or message.startswith(("--", str(spec)))
+        text = f"camlint: {message}" if located else f"camlint: {spec}: {message}"
+        click.echo(re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "?", text), err=True)
+    sys.exit(EXIT_INPUT)
+
+
 @main.command()
 @click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto",
@@ -234,7 +259,9 @@ def presets(fmt):
               help="Write each final map (.npy, float32 H x W) and an overlay (.png) here.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
-def verify(spec, device, maps_out, fmt, output):
+@click.option("--force", is_flag=True, help="Run even when camlint check finds errors in the spec "
+              "(values camlint cannot execute safely are still refused).")
+def verify(spec, device, maps_out, fmt, output, force):
     """Re-execute a complete camspec with torch + timm and compare with the reported maps.
 
     Exit status: 0 everything declared is reproduced (or nothing was declared to compare),
@@ -252,12 +279,15 @@ def verify(spec, device, maps_out, fmt, output):
     from camlint.errors import InputError
 
     try:
-        report = run_verify(spec, device=device, maps_out=maps_out, progress=sys.stderr.isatty())
+        if output:
+            from camlint.verify.run import writable_folder
+
+            writable_folder(Path(output).absolute().parent, "-o")
+            if Path(output).is_dir():
+                raise SpecError([f"-o {output}: is a folder"])
+        report = run_verify(spec, device=device, maps_out=maps_out, progress=sys.stderr.isatty(), force=force)
     except SpecError as exc:
-        for message in exc.messages:
-            click.echo(f"camlint: {spec}: {message}" if not message.startswith(str(spec)) else f"camlint: {message}",
-                       err=True)
-        sys.exit(EXIT_INPUT)
+        _spec_errors(spec, exc.messages)
     except InputError as exc:
         click.echo(f"camlint: {exc}", err=True)
         sys.exit(EXIT_INPUT)
@@ -270,8 +300,8 @@ def verify(spec, device, maps_out, fmt, output):
 
 @main.command()
 @click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=Path("camlint-sweep"),
-              show_default=True, help="Folder for grid.png, agreement.json and sweep.json.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Folder for grid.png, agreement.json and sweep.json (camlint writes nowhere else).")
 @click.option("--space", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="YAML mapping open keys to candidate values (default: camlint's space).")
 @click.option("--max-variants", type=click.IntRange(1, 4096), default=64, show_default=True,
@@ -280,7 +310,8 @@ def verify(spec, device, maps_out, fmt, output):
               help="Spearman above which two maps count as agreeing (clusters).")
 @click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text")
-def sweep(spec, out_dir, space, max_variants, agree, device, fmt):
+@click.option("--force", is_flag=True, help="Run even when camlint check finds errors in the spec.")
+def sweep(spec, out_dir, space, max_variants, agree, device, fmt, force):
     """Every procedure the open keys of SPEC admit: maps side by side, agreement, localisation."""
     if not spec.is_file():
         click.echo(f"camlint: {spec}: no such file", err=True)
@@ -295,15 +326,14 @@ def sweep(spec, out_dir, space, max_variants, agree, device, fmt):
     from camlint.errors import InputError
 
     try:
-        result = sw.sweep(spec, sw.load_space(space), cap=max_variants, device=device, agree=agree)
+        result = sw.sweep(spec, sw.load_space(space), cap=max_variants, device=device, agree=agree, out=out_dir,
+                          force=force)
+        written = sw.write_outputs(result, out_dir)
     except SpecError as exc:
-        for message in exc.messages:
-            click.echo(f"camlint: {spec}: {message}", err=True)
-        sys.exit(EXIT_INPUT)
+        _spec_errors(spec, exc.messages)
     except InputError as exc:
         click.echo(f"camlint: {exc}", err=True)
         sys.exit(EXIT_INPUT)
-    written = sw.write_outputs(result, out_dir)
     if fmt == "json":
         import json
 

@@ -64,13 +64,19 @@ def canonical_value(key: str, value):
     return value
 
 
+def comment_text(text: str) -> str:
+    """Text from the input made safe for one YAML comment line: every non-printable character
+    (newline, carriage return, U+2028, escape sequences) written as a visible escape."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
+
+
 def _where(rep, key: str) -> str:
     ev = rep.checklist[key].evidence
-    return f"  # stated at {ev[0].file}:{ev[0].line}" if ev else ""
+    return f"  # stated at {comment_text(ev[0].file)}:{ev[0].line}" if ev else ""
 
 
 def template(rep) -> str:
-    lines = [f"# camspec for {rep.path}, written by camlint init.",
+    lines = [f"# camspec for {comment_text(rep.path)}, written by camlint init.",
              "# Values found in the manuscript are filled in; replace every TODO (choices are in the",
              "# comments), then run: camlint check camspec.yaml",
              "camspec: 1"]
@@ -86,7 +92,7 @@ def template(rep) -> str:
             if entry.status != "missing" and entry.value is not None:
                 from camlint.display import short_value
 
-                found = f"  (the text says: {short_value(entry.value, 60)})"
+                found = f"  (the text says: {comment_text(short_value(entry.value, 60))})"
             partial = _flow(value) if isinstance(value, dict) and "TODO" in str(value) else "TODO"
             lines.append(f"{key}: {partial}  # TODO{found}; choices: {CHOICES[key]}")
     return "\n".join(lines) + "\n"

@@ -79,7 +79,7 @@ def _construct_scalar(event: yaml.ScalarEvent) -> object:
     try:
         value = yaml.SafeLoader.construct_object(yaml.SafeLoader(""), node)
     except (yaml.YAMLError, ValueError, OverflowError) as exc:
-        raise YAMLInputError(f"cannot read value {event.value!r}: {exc}",
+        raise YAMLInputError(f"cannot read value {event.value[:40]!r}: {exc}",
                              event.start_mark.line + 1, event.start_mark.column + 1) from None
     if isinstance(value, (_dt.date, _dt.datetime)):
         value = event.value  # keep dates as written: the schema has no date type

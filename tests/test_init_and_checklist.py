@@ -36,7 +36,7 @@ def test_init_on_a_corpus_manuscript_validates_once_filled(doc, tmp_path):
     shutil.copytree(source, paper)
     proc = run_cli("init", paper / "main.tex")
     assert proc.returncode == 0, proc.stderr
-    text = (paper / "camspec.yaml").read_text()
+    text = proc.stdout
     assert "TODO" in text or doc == "a06_blip_vqa"
     assert _validate(_fill_todos(text)) == []
 
@@ -44,21 +44,23 @@ def test_init_on_a_corpus_manuscript_validates_once_filled(doc, tmp_path):
 def test_init_fills_found_values_and_never_overwrites(tmp_path):
     paper = tmp_path / "p"
     shutil.copytree(FIXTURES / "manuscripts" / "m02_swin", paper)
-    assert run_cli("init", paper / "main.tex").returncode == 0
-    data = yaml.safe_load((paper / "camspec.yaml").read_text())
+    out = tmp_path / "camspec.yaml"
+    assert run_cli("init", paper / "main.tex", "-o", out).returncode == 0
+    assert sorted(p.name for p in paper.iterdir()) == sorted(p.name for p in (FIXTURES / "manuscripts" / "m02_swin").iterdir())
+    data = yaml.safe_load(out.read_text())
     assert data["location"] == "F6" and data["reshape"]["grid"] == [7, 7]
     assert data["tokens"] == "n/a" and data["heads"] == "n/a"
-    before = (paper / "camspec.yaml").read_text()
-    proc = run_cli("init", paper / "main.tex")
+    before = out.read_text()
+    proc = run_cli("init", paper / "main.tex", "-o", out)
     assert proc.returncode == 2 and "--force" in proc.stderr
-    assert (paper / "camspec.yaml").read_text() == before
-    assert run_cli("init", paper / "main.tex", "--force").returncode == 0
+    assert out.read_text() == before
+    assert run_cli("init", paper / "main.tex", "-o", out, "--force").returncode == 0
 
 
 def test_init_output_is_checked_by_camlint(tmp_path):
     paper = tmp_path / "p"
     shutil.copytree(FIXTURES / "manuscripts" / "m13_attention_vague", paper)
-    run_cli("init", paper / "main.tex")
+    run_cli("init", paper / "main.tex", "-o", paper / "camspec.yaml")
     proc = run_cli("check", paper / "camspec.yaml", "--format", "json")
     doc = json.loads(proc.stdout)["documents"][0]
     assert doc["checklist"]["location"]["status"] == "reported"

@@ -80,5 +80,6 @@ def test_cli_writes_grid_matrix_and_verdict(tmp_path):
 def test_sweep_needs_inputs(tmp_path):
     spec = tmp_path / "s.yaml"
     spec.write_text(SPEC.read_text().split("inputs:")[0])
-    proc = run_cli("sweep", spec)
+    proc = run_cli("sweep", spec, "--out", tmp_path / "out")
     assert proc.returncode == 2 and "needs at least one input" in proc.stderr
+    assert not (tmp_path / "out").exists()

@@ -9,21 +9,30 @@ from camlint.rules.base import Hit, Rule
 MAX_HASH_BYTES = 2 * 1024 ** 3
 
 
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _digest(item: dict) -> str | None:
+    """A declared sha256, when it is a string (another type is a schema problem, CAM301)."""
+    return item["sha256"] if isinstance(item.get("sha256"), str) else None
+
+
 def _declared_files(src):
     """(json path, relative file, declared sha256 or None) for every file the spec names."""
     data = src.data
     model = data.get("model")
     weights = model.get("weights") if isinstance(model, dict) else None
     if isinstance(weights, dict) and isinstance(weights.get("file"), str):
-        yield ("model", "weights", "file"), weights["file"], weights.get("sha256")
-    for i, item in enumerate(data.get("inputs") or []):
+        yield ("model", "weights", "file"), weights["file"], _digest(weights)
+    for i, item in enumerate(_list(data.get("inputs"))):
         if isinstance(item, dict):
             for k in ("image", "tensor"):
                 if isinstance(item.get(k), str):
                     yield ("inputs", i, k), item[k], None
-    for i, item in enumerate(data.get("artifacts") or []):
+    for i, item in enumerate(_list(data.get("artifacts"))):
         if isinstance(item, dict) and isinstance(item.get("map"), str):
-            yield ("artifacts", i, "map"), item["map"], item.get("sha256")
+            yield ("artifacts", i, "map"), item["map"], _digest(item)
 
 
 def _resolve(src, rel: str) -> Path | None:
@@ -118,10 +127,11 @@ HASH_MISMATCH = Rule(
 
 def check_artifact_input_unknown(a):
     for src in a.specs:
-        inputs = [i for i in src.data.get("inputs") or [] if isinstance(i, dict)]
-        names = {i.get("name") or Path(str(i.get("image") or i.get("tensor") or "")).stem for i in inputs}
-        names |= {str(i.get("image") or i.get("tensor")) for i in inputs}
-        for n, art in enumerate(src.data.get("artifacts") or []):
+        from camlint.verify.spec import input_keys   # one matching rule for check and verify
+
+        inputs = src.data.get("inputs") if isinstance(src.data.get("inputs"), list) else []
+        names = set().union(*(input_keys(i) for i in inputs if isinstance(i, dict)))
+        for n, art in enumerate(_list(src.data.get("artifacts"))):
             if isinstance(art, dict) and isinstance(art.get("input"), str) and art["input"] not in names:
                 line, col = src.position(("artifacts", n, "input"))
                 yield Hit(f"artifact for input {art['input']!r}, which is not among the declared inputs",

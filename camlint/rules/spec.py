@@ -1,7 +1,7 @@
 """CAM3xx: the camspec (supplement file or camspec block) against its schema."""
 from __future__ import annotations
 
-from camlint.rules.base import Rule, from_problems
+from camlint.rules.base import Hit, Rule, from_problems
 
 SPEC_INVALID_VALUE = Rule(
     code="CAM301", name="spec-invalid-value", item=None, severity="error",
@@ -69,3 +69,61 @@ UNKNOWN_PRESET = Rule(
 )
 
 RULES = RULES + (UNKNOWN_PRESET,)
+
+
+def _model_of(src) -> dict | None:
+    model = src.data.get("model")
+    return model if isinstance(model, dict) else None
+
+
+def check_model_kwargs(a):
+    from camlint.verify.modelargs import kwargs_problems
+
+    for src in a.specs:
+        model = _model_of(src)
+        if model is None or "kwargs" not in model:
+            continue
+        for path, message in kwargs_problems(model["kwargs"]):
+            line, col = src.position(("model", "kwargs") + path)
+            yield Hit(message, src.file, line, col)
+
+
+MODEL_KWARGS_NOT_ALLOWED = Rule(
+    code="CAM307", name="model-kwargs-not-allowed", item="model", severity="error",
+    summary="model.kwargs holds a keyword that is not an architecture keyword, or a value out of range.",
+    rationale="Keywords such as checkpoint_path, cache_dir or pretrained_cfg_overlay make timm read "
+              "or write files of the spec's choosing, bypassing the folder rule and the sha256 check "
+              "while the report still names the declared weights; only the architecture itself may "
+              "be configured (img_size, num_classes, drop rates, global_pool, ...).",
+    bad="model: {arch: vit_tiny_patch16_224, kwargs: {checkpoint_path: /tmp/other.pth}}",
+    good="model: {arch: vit_tiny_patch16_224, kwargs: {num_classes: 4, global_pool: avg}}",
+    hint="Keep architecture keywords only; declare weights as model.weights: {file: ..., sha256: ...}.",
+    check=check_model_kwargs, example_format="yaml",
+)
+
+
+def check_model_arch(a):
+    from camlint.verify.modelargs import arch_problem
+
+    for src in a.specs:
+        model = _model_of(src)
+        if model is None or not isinstance(model.get("arch"), str):
+            continue   # a missing or non-string arch is a schema problem (CAM301) or CAM101
+        problem = arch_problem(model["arch"])
+        if problem:
+            line, col = src.position(("model", "arch"))
+            yield Hit(problem, src.file, line, col)
+
+
+ARCHITECTURE_NOT_ALLOWED = Rule(
+    code="CAM308", name="architecture-not-allowed", item="model", severity="error",
+    summary="model.arch is not a plain timm architecture name (a hf-hub:, local-dir: or path source).",
+    rationale="A prefixed name makes timm read a folder outside the paper's or go to the network; "
+              "camlint builds the named architecture only and takes weights from model.weights.",
+    bad="model: {arch: 'hf-hub:timm/vit_tiny_patch16_224.augreg_in21k'}",
+    good="model: {arch: vit_tiny_patch16_224.augreg_in21k}",
+    hint="Name the timm architecture (timm.list_models()) and ship the weights file with its sha256.",
+    check=check_model_arch, example_format="yaml",
+)
+
+RULES = RULES + (MODEL_KWARGS_NOT_ALLOWED, ARCHITECTURE_NOT_ALLOWED)

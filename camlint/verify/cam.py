@@ -119,6 +119,10 @@ def attention_rows(P: torch.Tensor, geo: Geometry) -> torch.Tensor:
 
 def attention_map(P: torch.Tensor, dP: torch.Tensor | None, geo: Geometry, proc: Procedure) -> torch.Tensor:
     """Signed (before the final ReLU) map of one attention block: (B, h, w)."""
+    kept = [name for name, idx in geo.prefix.items() if idx and name not in proc.drop]
+    if kept:
+        raise SpecError([f"tokens.drop: at F2 the map is read over the patch keys, so the {', '.join(kept)} "
+                         "token(s) cannot be kept; drop every prefix token (e.g. drop: [cls, dist, registers])"])
     h, w = geo.grid
     if proc.weighting == "gradient_only":         # LeGrad: all query rows, gradient only
         if dP is None:

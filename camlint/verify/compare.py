@@ -10,6 +10,8 @@ import torch.nn.functional as F
 
 from camlint.verify.spec import SpecError
 
+MAX_MAP_SIDE = 8192
+
 
 def fingerprint(m: np.ndarray, step: float) -> str:
     """sha256 of the map quantised to `step` (shape included): equal maps, equal prints."""
@@ -19,26 +21,59 @@ def fingerprint(m: np.ndarray, step: float) -> str:
     return h.hexdigest()[:16]
 
 
+SKETCH_GRID, SKETCH_LEVELS = 8, 16
+SKETCH_MATCH = 1       # two sketches match when no cell differs by more than this many levels
+
+
+def sketch(m: np.ndarray, grid: int = SKETCH_GRID) -> str:
+    """A printable map sketch: the map min-max normalised, averaged over a grid x grid partition
+    and quantised to 16 levels, one hex digit per cell, row by row ("s8:" + 64 digits).
+
+    Compared with a tolerance (sketch_distance), not by equality: noise that moves a cell across
+    a level boundary changes it by one level; an unrelated map differs by many."""
+    a = np.nan_to_num(np.asarray(m, dtype=np.float64))
+    span = float(a.max() - a.min()) if a.size else 0.0
+    a = (a - a.min()) / span if span > 0 else np.zeros_like(a)
+    t = torch.from_numpy(a)[None, None]
+    pooled = F.adaptive_avg_pool2d(t, (grid, grid))[0, 0].numpy()
+    levels = np.clip(np.floor(pooled * SKETCH_LEVELS), 0, SKETCH_LEVELS - 1).astype(int)
+    return f"s{grid}:" + "".join("0123456789abcdef"[v] for v in levels.ravel())
+
+
+def sketch_distance(a: str, b: str) -> int | None:
+    """Largest per-cell level difference of two sketches (None: not comparable sketches)."""
+    if a.split(":")[0] != b.split(":")[0] or len(a) != len(b):
+        return None
+    return max(abs(int(x, 16) - int(y, 16)) for x, y in zip(a.split(":")[1], b.split(":")[1]))
+
+
 def load_artifact(path: Path) -> np.ndarray:
     """A reported map: .npy (float H x W) or .png (8 or 16 bit, scaled to [0, 1])."""
     if path.suffix.lower() == ".npy":
         try:
-            arr = np.load(path, allow_pickle=False)
+            arr = np.load(path, allow_pickle=False, mmap_mode="r")
         except Exception as exc:  # noqa: BLE001
             raise SpecError([f"artifact {path.name}: not a plain .npy array ({exc.__class__.__name__})"]) from None
         arr = np.squeeze(arr)
-        if arr.ndim != 2:
-            raise SpecError([f"artifact {path.name}: expected an H x W map, got shape {arr.shape}"])
-        return arr.astype(np.float64)
+        if arr.ndim != 2 or arr.dtype.kind not in "fiub" or not all(1 <= n <= MAX_MAP_SIDE for n in arr.shape):
+            raise SpecError([f"artifact {path.name}: expected a numeric H x W map (H, W 1..{MAX_MAP_SIDE}), "
+                             f"got {arr.dtype} {arr.shape}"])
+        arr = np.asarray(arr, dtype=np.float64)
+        if not np.isfinite(arr).all():
+            raise SpecError([f"artifact {path.name}: the map holds NaN or infinite values"])
+        return arr
     if path.suffix.lower() == ".png":
         from PIL import Image
 
+        Image.MAX_IMAGE_PIXELS = MAX_MAP_SIDE ** 2
         try:
             img = Image.open(path)
             img.load()
         except Exception as exc:  # noqa: BLE001
             raise SpecError([f"artifact {path.name}: cannot decode PNG ({exc.__class__.__name__})"]) from None
         arr = np.asarray(img)
+        if arr.dtype.kind not in "fiub" or arr.size == 0:
+            raise SpecError([f"artifact {path.name}: not a grey or colour PNG map"])
         if arr.ndim == 3:
             arr = arr[..., 0]
         scale = 65535.0 if arr.dtype == np.uint16 or arr.max() > 255 else 255.0

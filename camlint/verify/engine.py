@@ -47,6 +47,8 @@ def target_score(logits: torch.Tensor, cls: int, kind: str) -> torch.Tensor:
 
 def resolve_class(logits: torch.Tensor, wanted, label) -> int:
     if label is not None and isinstance(label, int):
+        if not 0 <= label < logits.shape[-1]:
+            raise SpecError([f"inputs: class {label} is not a class of this model ({logits.shape[-1]} classes)"])
         return label
     if wanted == "predicted" or wanted is None:
         return int(logits[0].argmax())

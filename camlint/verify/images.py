@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from camlint.verify.modelargs import MAX_IMG_SIDE
 from camlint.verify.spec import InputSpec, SpecError
 
 _FILTERS = {"bilinear": "BILINEAR", "bicubic": "BICUBIC", "nearest": "NEAREST", "lanczos": "LANCZOS",
@@ -55,22 +56,32 @@ def load_image(path: Path, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
     img = img.crop((left, top, left + cw, top + ch))
     arr = np.asarray(img, dtype=np.uint8)
     x = torch.from_numpy(arr.astype(np.float32) / 255.0).permute(2, 0, 1)
-    mean = torch.tensor(pre["mean"]).view(-1, 1, 1)
-    std = torch.tensor(pre["std"]).view(-1, 1, 1)
+    mean, std = _mean_std(pre, x.shape[0], path)
     return (x - mean) / std, arr
+
+
+def _mean_std(pre: dict, channels: int, path: Path) -> tuple[torch.Tensor, torch.Tensor]:
+    mean, std = pre["mean"], pre["std"]
+    if len(mean) not in (1, channels) or len(std) not in (1, channels):
+        raise SpecError([f"model.preprocessing: mean and std have {len(mean)} and {len(std)} values; "
+                         f"input {path.name} has {channels} channels"])
+    return torch.tensor(mean).view(-1, 1, 1), torch.tensor(std).view(-1, 1, 1)
 
 
 def load_tensor(path: Path, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
     """A preprocessed float32 C x H x W .npy (no pickles); the picture is de-normalised for overlays."""
     try:
-        arr = np.load(path, allow_pickle=False)
+        arr = np.load(path, allow_pickle=False, mmap_mode="r")
     except Exception as exc:  # noqa: BLE001
         raise SpecError([f"input {path.name}: not a plain .npy array ({exc.__class__.__name__})"]) from None
-    if arr.ndim != 3 or arr.dtype.kind != "f":
-        raise SpecError([f"input {path.name}: expected a float C x H x W array, got {arr.dtype} {arr.shape}"])
+    if arr.ndim != 3 or arr.dtype.kind != "f" or not 1 <= arr.shape[0] <= 16 \
+            or not all(1 <= n <= MAX_IMG_SIDE for n in arr.shape[1:]):
+        raise SpecError([f"input {path.name}: expected a float C x H x W array (C 1..16, H and W 1..{MAX_IMG_SIDE}), "
+                         f"got {arr.dtype} {arr.shape}"])
+    if not np.isfinite(arr).all():
+        raise SpecError([f"input {path.name}: the array holds NaN or infinite values"])
     x = torch.from_numpy(arr.astype(np.float32))
-    mean = torch.tensor(pre["mean"]).view(-1, 1, 1)
-    std = torch.tensor(pre["std"]).view(-1, 1, 1)
+    mean, std = _mean_std(pre, x.shape[0], path)
     picture = ((x * std + mean).clamp(0, 1) * 255).byte().permute(1, 2, 0).numpy()
     return x, picture
 

@@ -1,15 +1,13 @@
 """Build the timm model a spec names, with its weights loaded safely (no pickled code)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import torch
 
+from camlint.verify.modelargs import arch_problem, kwargs_problems, weights_problem
 from camlint.verify.spec import ModelSpec, SpecError
-
-
-from camlint.rules.artifacts import file_sha256 as sha256_of  # noqa: E402  (one hashing helper)
+from camlint.rules.artifacts import file_sha256 as sha256_of  # one hashing helper
 
 
 def load_state_dict(path: Path) -> dict:
@@ -31,47 +29,68 @@ def load_state_dict(path: Path) -> dict:
     return obj
 
 
+def _default_size(arch: str) -> tuple:
+    from timm.models import get_pretrained_cfg
+
+    cfg = get_pretrained_cfg(arch)
+    return tuple(cfg.input_size[1:]) if cfg and cfg.input_size else (224, 224)
+
+
+def create_args(spec: ModelSpec) -> tuple[str, dict]:
+    """(name, keyword arguments) for timm.create_model, every one from the allow-list.
+
+    pretrained is always False: weights come from model.weights.file or a seed, never a hub."""
+    import timm
+
+    problems = [m for _, m in kwargs_problems(spec.kwargs)]
+    arch = arch_problem(spec.arch)
+    if arch is None and not timm.is_model(timm.models.split_model_name_tag(spec.arch)[0]):
+        arch = f"model.arch: {spec.arch!r} is not an architecture of timm {timm.__version__} (timm.list_models())"
+    problems += [p for p in (arch, weights_problem(spec.weights)) if p]
+    if problems:
+        raise SpecError(problems)
+    kwargs = dict(spec.kwargs)
+    if isinstance(kwargs.get("img_size"), list):
+        kwargs["img_size"] = tuple(kwargs["img_size"])
+    if spec.input_size and "img_size" not in kwargs and tuple(spec.input_size[1:]) != _default_size(spec.arch):
+        kwargs["img_size"] = tuple(spec.input_size[1:])
+    return spec.arch, {**kwargs, "pretrained": False}
+
+
 def build_model(spec: ModelSpec) -> tuple[torch.nn.Module, str]:
     """(model in eval mode, description of the weights)."""
     import timm
 
+    name, kwargs = create_args(spec)
     w = spec.weights
-    kwargs = dict(spec.kwargs)
-    if spec.input_size and "img_size" not in kwargs and spec.input_size[1:] != (224, 224):
-        kwargs["img_size"] = tuple(spec.input_size[1:])
     try:
-        if isinstance(w, dict) and "random_init" in w:
-            seed = int(w["random_init"]["seed"])
+        if "random_init" in w:
+            seed = w["random_init"]["seed"]
             torch.manual_seed(seed)
-            model = timm.create_model(spec.arch, pretrained=False, **kwargs)
+            model = timm.create_model(name, **kwargs)
             source = f"random init, torch.manual_seed({seed})"
-        elif isinstance(w, dict) and "path" in w:
+        else:
             path: Path = w["path"]
             if not path.is_file():
                 raise SpecError([f"model.weights.file: {w['file']} does not exist"])
-            if w.get("sha256"):
-                digest = sha256_of(path)
-                if digest.lower() != str(w["sha256"]).lower():
-                    raise SpecError([f"model.weights.file: sha256 of {w['file']} is {digest[:16]}..., "
-                                     f"the spec declares {str(w['sha256'])[:16]}..."])
-            model = timm.create_model(spec.arch, pretrained=False, **kwargs)
+            digest = sha256_of(path)
+            if digest.lower() != w["sha256"].lower():
+                raise SpecError([f"model.weights.file: sha256 of {w['file']} is {digest[:16]}..., "
+                                 f"the spec declares {w['sha256'][:16]}..."])
+            model = timm.create_model(name, **kwargs)
             missing, unexpected = model.load_state_dict(load_state_dict(path), strict=False)
             if missing or unexpected:
                 raise SpecError([f"model.weights.file: {w['file']} does not fit {spec.arch} "
                                  f"(missing {len(missing)}, unexpected {len(unexpected)} tensors)"])
-            source = f"file {w['file']}" + (" (sha256 checked)" if w.get("sha256") else "")
-        else:
-            tag = w.get("release") if isinstance(w, dict) else w
-            name = spec.arch if not tag or "." in spec.arch else f"{spec.arch}.{tag}"
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            try:
-                model = timm.create_model(name, pretrained=True, **kwargs)
-            except Exception:  # noqa: BLE001 - no network: explain what to do instead
-                raise SpecError([f"model.weights: {tag!r} is a named release and camlint verify runs offline; "
-                                 "download the checkpoint and declare {file: ..., sha256: ...}"]) from None
-            source = f"release {name} (local hub cache)"
+            source = f"file {w['file']} (sha256 checked)"
     except SpecError:
         raise
-    except Exception as exc:  # noqa: BLE001 - unknown architecture or bad kwargs: a spec problem
-        raise SpecError([f"model: timm cannot build {spec.arch!r} with {kwargs or 'no arguments'} ({exc})"]) from None
+    except Exception as exc:  # noqa: BLE001 - allowed keywords timm still rejects: a spec problem
+        shown = {k: v for k, v in kwargs.items() if k != "pretrained"}
+        raise SpecError([f"model: timm cannot build {spec.arch!r} with {shown or 'no arguments'} "
+                         f"({exc.__class__.__name__}: {str(exc)[:200]})"]) from None
+    grid = getattr(getattr(model, "patch_embed", None), "grid_size", None)
+    if grid is not None and min(grid) < 1:
+        raise SpecError([f"model: {spec.arch} with {kwargs.get('img_size', 'its')} input size has no patches "
+                         f"(a {tuple(grid)} grid); the image must be at least one patch"])
     return model.eval(), source

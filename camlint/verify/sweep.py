@@ -7,8 +7,8 @@ each variant from that cache.
 """
 from __future__ import annotations
 
-import itertools
 import json
+import math
 import random
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,7 +20,6 @@ from camlint.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import load_input, preprocessing_config
-from camlint.verify.model import build_model
 from camlint.verify.spec import Procedure, SpecError, exec_spec, procedure_from
 
 # What an open key may be, when the spec leaves it open (override with --space FILE).
@@ -99,36 +98,85 @@ def open_keys(data: dict) -> list[str]:
     return out
 
 
+ENUMERATE_ALL = 4096    # up to this many combinations every one is built; beyond, a seeded sample
+
+
+def _combo(axes: list[list], index: int) -> tuple:
+    """The index-th combination of the product of `axes` (mixed radix, last axis fastest)."""
+    out = []
+    for axis in reversed(axes):
+        index, r = divmod(index, len(axis))
+        out.append(axis[r])
+    return tuple(reversed(out))
+
+
+def _combo_indices(total: int, cap: int, seed: int):
+    """Every index when the product is small; else distinct seeded random ones, lazily.
+
+    Memory stays bounded by the number drawn, never by the size of the product."""
+    if total <= ENUMERATE_ALL:
+        yield from range(total)
+        return
+    rng, drawn = random.Random(seed), set()
+    for _ in range(cap * 16):
+        i = rng.randrange(total)
+        if i not in drawn:
+            drawn.add(i)
+            yield i
+
+
+def _variant(data: dict, combo: tuple) -> tuple[Variant | None, str]:
+    choice = dict(combo)
+    errors: list[str] = []
+    proc = procedure_from({**data, **choice}, errors)
+    if proc.location != "F2":       # heads only exist at F2: the heads candidates do not apply
+        choice.pop("heads", None)
+        errors = []
+        proc = procedure_from({**{k: v for k, v in data.items() if k != "heads"}, **choice}, errors)
+    else:
+        proc = replace(proc, gradients_from="patch_tokens")
+        if isinstance(choice.get("tokens"), dict):
+            choice["tokens"] = {"drop": choice["tokens"].get("drop", [])}
+    if errors:
+        return None, "; ".join(errors)
+    return Variant(_choice_label(choice) or proc.label(), choice, proc), ""
+
+
 def enumerate_variants(data: dict, space: dict, cap: int, seed: int = 0) -> tuple[list[Variant], list, int]:
+    """(variants, dropped, size of the space when it was sampled, else 0); deterministic for a seed."""
     keys = open_keys(data)
     axes = [[(k, c) for c in space.get(k, DEFAULT_SPACE.get(k, []))] for k in keys]
-    combos = list(itertools.product(*axes)) if axes else [()]
-    variants, dropped, seen = [], [], {}
-    for combo in combos:
-        choice = dict(combo)
-        d = {**data, **choice}
-        errors: list[str] = []
-        proc = procedure_from(d, errors)
-        if proc.location != "F2":
-            proc = replace(proc, heads=None)
-            choice.pop("heads", None)
-        else:
-            proc = replace(proc, gradients_from="patch_tokens")
-            if isinstance(choice.get("tokens"), dict):
-                choice["tokens"] = {"drop": choice["tokens"].get("drop", [])}
-        if errors:
-            dropped.append((_choice_label(choice), "; ".join(errors)))
+    axes = [a for a in axes if a]
+    total = math.prod(len(a) for a in axes)
+    variants, dropped, seen = [], [], set()
+    for index in _combo_indices(total, cap, seed):
+        variant, why = _variant(data, _combo(axes, index))
+        if variant is None:
+            if len(dropped) < 64:
+                dropped.append((_choice_label(dict(_combo(axes, index))), why))
             continue
-        if proc in seen:
+        if variant.procedure in seen:
             continue
-        seen[proc] = True
-        variants.append(Variant(_choice_label(choice) or proc.label(), choice, proc))
-    total = len(variants)
-    if total > cap:
-        rng = random.Random(seed)
-        keep = sorted(rng.sample(range(total), cap))
-        variants = [variants[i] for i in keep]
-    return variants, dropped, total if total > cap else 0
+        seen.add(variant.procedure)
+        variants.append(variant)
+        if total > ENUMERATE_ALL and len(variants) == cap:
+            break
+    if total > ENUMERATE_ALL:
+        return variants, dropped, total
+    if len(variants) > cap:
+        keep = sorted(random.Random(seed).sample(range(len(variants)), cap))
+        return [variants[i] for i in keep], dropped, len(variants)
+    return variants, dropped, 0
+
+
+def _text(v) -> str:
+    """Any candidate value as short label text (a space file may hold anything)."""
+    if isinstance(v, list):
+        return "+".join(_text(x) for x in v[:4])
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 10 ** 12:
+        return "<int>"
+    text = str(v) if not isinstance(v, dict) else ",".join(_text(x) for x in list(v.values())[:4])
+    return text[:40]
 
 
 def _choice_label(choice: dict) -> str:
@@ -137,19 +185,18 @@ def _choice_label(choice: dict) -> str:
     for k, v in choice.items():
         if k == "tokens" and isinstance(v, dict):
             parts.append("grad@cls" if v.get("gradients_from") == "cls" else
-                         "keep-cls" if not v.get("drop") else "drop-" + "+".join(v["drop"]))
+                         "keep-cls" if not v.get("drop") else "drop-" + _text(v["drop"]))
         elif k == "target" and isinstance(v, dict):
-            parts.append(f"{v.get('kind')}" + (f"({v.get('class')})" if v.get("class") not in (None, "predicted") else ""))
+            cls = v.get("class")
+            parts.append(_text(v.get("kind")) + (f"({_text(cls)})" if cls not in (None, "predicted") else ""))
         elif k == "layer" and isinstance(v, dict):
-            parts.append("blk" + ",".join(str(b) for b in (v.get("blocks") or [v.get("block")])))
+            parts.append("blk" + (_text(v.get("blocks")) if "blocks" in v else _text(v.get("block"))))
         elif k == "heads" and isinstance(v, dict):
-            parts.append(f"heads-{v.get('aggregate')}" + ("<relu" if v.get("order") == "before_relu" else ""))
+            parts.append(f"heads-{_text(v.get('aggregate'))}" + ("<relu" if v.get("order") == "before_relu" else ""))
         elif k == "relu":
-            parts.append(f"relu-{v if not isinstance(v, list) else '+'.join(v)}")
-        elif isinstance(v, dict):
-            parts.append(",".join(f"{b}" for b in v.values()))
+            parts.append(f"relu-{_text(v)}")
         else:
-            parts.append(str(v))
+            parts.append(_text(v))
     return " ".join(parts)
 
 
@@ -190,31 +237,34 @@ def _clusters(S: np.ndarray, threshold: float) -> list[list[int]]:
 
 
 def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, device: str = "auto",
-          agree: float = 0.8) -> SweepResult:
-    from camlint.verify.run import pick_device
-    from camlint.yamlsafe import load_file
+          agree: float = 0.8, out: Path | None = None, force: bool = False) -> SweepResult:
+    import torch
 
-    data = load_file(spec_path).data
-    if not isinstance(data, dict):
-        raise SpecError(["the spec is not a mapping of checklist keys"])
-    data = {k: v for k, v in data.items() if not vocab.is_placeholder(v)}
+    from camlint.verify.run import build_model_at, exec_spec_at, load_spec, pick_device, writable_folder
+
+    writable_folder(out, "--out")
+    loaded = load_spec(spec_path, force, open_keys_allowed=True)
+    data = {k: v for k, v in loaded.data.items() if not vocab.is_placeholder(v)}
     variants, dropped, capped = enumerate_variants(data, space or {}, cap)
     if not variants:
         raise SpecError(["no procedure can be built from this spec and space"] + [w for _, w in dropped[:5]])
     probe = {**data, **variants[0].choices}
     probe.pop("artifacts", None)
-    spec = exec_spec(probe, spec_path.resolve().parent)
+    spec = exec_spec_at(spec_path, loaded, probe)
     if not spec.inputs:
         raise SpecError(["inputs: the sweep needs at least one input (image or .npy tensor)"])
-    dev = pick_device(device if device != "auto" else spec.runtime.get("device", "auto"))
-    model, _ = build_model(spec.model)
-    model = model.to(dev)
+    dev = pick_device(device if device != "auto" else spec.runtime["device"])
+    dtype = torch.float64 if spec.runtime["dtype"] == "float64" else torch.float32
+    model, _ = build_model_at(spec_path, loaded, spec)
+    model = model.to(device=dev, dtype=dtype)
     pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
     result = SweepResult(str(spec_path), open_keys(data), variants, dropped, capped_from=capped)
     per_input_S, per_input_I, hits = [], [], []
     for item in spec.inputs:
+        if spec.runtime.get("seed") is not None:
+            torch.manual_seed(spec.runtime["seed"])
         x, picture = load_input(item, pre)
-        x = x[None].to(dev)
+        x = x[None].to(device=dev, dtype=dtype)
         ps = run_passes(model, x, [v.procedure for v in result.variants], item.label)
         finals, kept = [], []
         for i, v in enumerate(result.variants):
@@ -268,8 +318,9 @@ def verdict(r: SweepResult) -> str:
     pairs = r.spearman[iu]
     pairs = pairs[~np.isnan(pairs)]
     median = float(np.median(pairs)) if len(pairs) else 1.0
-    text = (f"this description admits {r.capped_from or n} procedures"
-            + (f" ({n} sampled)" if r.capped_from else "")
+    sampled = r.capped_from > ENUMERATE_ALL
+    text = (f"this description admits {r.capped_from or n} {'combinations of choices' if sampled else 'procedures'}"
+            + (f" ({n} {'distinct procedures ' if sampled else ''}sampled)" if r.capped_from else "")
             + f"; their maps agree at median Spearman {median:.2f}; {len(r.clusters)} cluster"
             + ("s" if len(r.clusters) != 1 else "") + " of agreeing maps")
     if r.degenerate:
@@ -280,30 +331,62 @@ def verdict(r: SweepResult) -> str:
     return text
 
 
+MAX_CANDIDATES = 256     # per key of a --space file
+
+
 def load_space(path: Path | None) -> dict:
+    """A --space file: open checklist key -> non-empty list of candidate values (file:line on error)."""
     if path is None:
         return {}
-    from camlint.yamlsafe import load_file
+    from camlint.errors import InputError
+    from camlint.yamlsafe import YAMLInputError, load_file
 
-    data = load_file(path).data
+    if not path.is_file():
+        raise SpecError([f"--space {path}: not a regular file"])
+    try:
+        loaded = load_file(path)
+    except YAMLInputError as exc:
+        raise SpecError([f"{path}:{exc.line}: {exc.message}"]) from None
+    except (OSError, UnicodeDecodeError, InputError) as exc:
+        raise SpecError([f"--space {path}: cannot read ({exc.__class__.__name__})"]) from None
+    data = loaded.data
     if not isinstance(data, dict):
-        raise SpecError([f"{path}: a space maps checklist keys to lists of candidate values"])
+        raise SpecError([f"{path}:1: a space maps checklist keys to lists of candidate values"])
+    problems = []
+    for key, values in data.items():
+        line = loaded.position((key,))[0]
+        if key not in EXECUTABLE_KEYS or key == "model":
+            problems.append(f"{path}:{line}: {str(key)[:60]!r} is not a key a sweep varies "
+                            f"({', '.join(k for k in EXECUTABLE_KEYS if k != 'model')})")
+        elif not isinstance(values, list) or not 1 <= len(values) <= MAX_CANDIDATES:
+            problems.append(f"{path}:{line}: {key} must list 1..{MAX_CANDIDATES} candidate values")
+    if problems:
+        raise SpecError(problems)
     return data
 
 
 def write_outputs(r: SweepResult, out: Path, max_inputs: int = 4) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    (out / "sweep.json").write_text(json.dumps(r.to_json(), indent=2) + "\n")
-    (out / "agreement.json").write_text(json.dumps(
-        {"labels": [v.label for v in r.variants], "spearman": _matrix(r.spearman),
-         "top10_iou": _matrix(r.iou)}, indent=2) + "\n")
-    written += [out / "sweep.json", out / "agreement.json"]
+    """sweep.json, agreement.json and one grid per input in `out` (never through a link)."""
+    import io
+    import re
+
+    from camlint.safe_write import UnsafeTarget, write_atomic
+
+    files = {"sweep.json": json.dumps(r.to_json(), indent=2) + "\n",
+             "agreement.json": json.dumps({"labels": [v.label for v in r.variants], "spearman": _matrix(r.spearman),
+                                           "top10_iou": _matrix(r.iou)}, indent=2) + "\n"}
     for k, name in enumerate(r.inputs[:max_inputs]):
-        path = out / ("grid.png" if k == 0 else f"grid-{name}.png")
-        grid_figure(r, name).save(path)
-        written.append(path)
-    return written
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:80] or str(k)
+        buf = io.BytesIO()
+        grid_figure(r, name).save(buf, format="PNG")
+        files["grid.png" if k == 0 else f"grid-{k}-{safe}.png"] = buf.getvalue()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for file_name, data in files.items():
+            write_atomic(out / file_name, data)
+    except (OSError, UnsafeTarget) as exc:
+        raise SpecError([f"--out {out}: cannot write ({exc})"]) from None
+    return [out / f for f in files]
 
 
 def grid_figure(r: SweepResult, name: str, tile: int = 112, cols: int = 6):
