@@ -54,7 +54,7 @@ class Vocabulary:
     contrast: re.Pattern
     negation: re.Pattern
     transformer: re.Pattern
-    cnn: re.Pattern
+    cnn: "_Unless"
     cues: dict[str, re.Pattern]
     map_words: re.Pattern = None
     other_methods: re.Pattern = None
@@ -105,7 +105,7 @@ def vocabulary() -> Vocabulary:
         contrast=_any(raw["contrast_cues"]),
         negation=_rx(raw["negation_cues"]),
         transformer=_any(raw["transformer_models"]),
-        cnn=_any(raw["cnn_models"]),
+        cnn=_Unless(_any(raw["cnn_models"]), _rx(raw["cnn_origin"])),
         cues={k: _rx(p) for k, p in raw["cues"].items()},
         map_words=_rx(raw["map_words"]),
         other_methods=_rx(raw["other_methods"]),
@@ -142,3 +142,13 @@ def vocabulary() -> Vocabulary:
         "release": [_rx(p) for p in imp["release"]],
     }
     return v
+
+
+class _Unless:
+    """A pattern that does not count inside the clauses `unless` matches (a method's origin)."""
+
+    def __init__(self, rx: re.Pattern, unless: re.Pattern):
+        self.rx, self.unless = rx, unless
+
+    def search(self, text: str):
+        return self.rx.search(self.unless.sub(" ", text))
