@@ -54,12 +54,22 @@ def test_huge_tex_file_is_refused_quickly(tmp_path):
 
 
 def test_long_single_line_is_read_in_bounded_time(tmp_path):
-    main = tmp_path / "main.tex"
-    main.write_text("\\documentclass{article}\\begin{document}Grad-CAM on the ViT. "
-                    + "lorem ipsum dolor sit amet " * 150_000 + "\\end{document}\n")
-    t0 = time.perf_counter()
-    proc = run_cli(main, "--format", "json")
-    assert proc.returncode in (0, 1) and time.perf_counter() - t0 < 30
+    """One 1 MB line costs about what the same words in short lines cost (a ratio in one run, not a
+    wall-clock bound: CI machines differ); bench/hostile_scaling.py prints the figures."""
+    words = "lorem ipsum dolor sit amet " * 40_000
+    head, tail = "\\documentclass{article}\\begin{document}Grad-CAM on the ViT.\n", "\n\\end{document}\n"
+    one = tmp_path / "one" / "main.tex"
+    many = tmp_path / "many" / "main.tex"
+    for path, body in ((one, words), (many, "\n".join(words[i:i + 80] for i in range(0, len(words), 80)))):
+        path.parent.mkdir()
+        path.write_text(head + body + tail)
+    timings = {}
+    for path in (many, one):
+        t0 = time.perf_counter()
+        proc = run_cli(path, "--format", "json")
+        timings[path] = time.perf_counter() - t0
+        assert proc.returncode in (0, 1), proc.stderr
+    assert timings[one] < 4 * timings[many] + 2, timings
 
 
 def test_no_file_is_written_into_the_paper_folder(tmp_path):
