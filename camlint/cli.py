@@ -48,8 +48,13 @@ def main():
 def _emit(text: str, output: str | None, color: bool | None = None) -> None:
     """Print or write a report; `color=True` keeps escape codes click would strip from a pipe."""
     if output:
+        from camlint.safe_write import UnsafeTarget, write_atomic
+
         try:
-            Path(output).write_text(text, encoding="utf-8")
+            write_atomic(Path(output), text)    # never through a link a repository may ship
+        except UnsafeTarget as exc:
+            click.echo(f"camlint: {output}: cannot write the output: {exc}", err=True)
+            sys.exit(EXIT_INPUT)
         except OSError as exc:
             click.echo(f"camlint: {output}: cannot write the output: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_INPUT)
@@ -444,6 +449,13 @@ def run() -> None:
     except Exception as exc:  # noqa: BLE001 - last line of defence for users
         if os.environ.get("CAMLINT_DEBUG"):
             raise
+        if isinstance(exc, RuntimeError) and str(exc).startswith("Symlink loop"):
+            # Python 3.11's Path.resolve raises RuntimeError on a link loop (3.13: OSError): bad input
+            from camlint.sanitize import printable
+
+            click.echo(f"camlint: {printable(str(exc).split(' from ', 1)[-1])}: a link that loops; not read",
+                       err=True)
+            sys.exit(EXIT_INPUT)
         click.echo(f"camlint: internal error ({type(exc).__name__}: {exc}); please report it "
                    "with the input that caused it (CAMLINT_DEBUG=1 shows the traceback)", err=True)
         sys.exit(EXIT_INPUT)

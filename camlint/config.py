@@ -148,10 +148,14 @@ class Config:
 
 
 def _read_text(path: Path) -> str:
+    from camlint.safeio import NotRegularFile, read_regular
+
     try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise InputError(f"configuration file is over {MAX_CONFIG_BYTES // 1024} KB", str(path))
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_CONFIG_BYTES, "configuration file")   # never blocks on a FIFO
+    except NotRegularFile as exc:
+        raise InputError(str(exc), str(path)) from None
+    except ValueError:
+        raise InputError(f"configuration file is over {MAX_CONFIG_BYTES // 1024} KB", str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read configuration file: {exc.strerror or exc}", str(path)) from None
     try:

@@ -31,6 +31,9 @@ def use_color(choice: str | None = "auto", stream=None, to_file: bool = False) -
 def check_writable(output: str | Path) -> None:
     """Raise InputError now, before any work, when a report could not be written to `output`."""
     p = Path(output)
+    if p.is_symlink():
+        raise InputError("cannot write the output: it is a symbolic link, and camlint never writes through "
+                         "a link", str(p))
     if p.is_dir():
         raise InputError("output is a folder, not a file", str(p))
     parent = p.parent if str(p.parent) else Path(".")

@@ -288,3 +288,45 @@ def test_a_30kb_suppression_comment_is_parsed_in_linear_time():
     assert d is None and time.perf_counter() - t0 < 1
     d = parse_comment(" camlint: disable=CAM103, missing-relu   -- given in -- the appendix", "m.tex", 1, 1)
     assert (d.kind, d.selectors, d.reason) == ("disable", ["CAM103", "missing-relu"], "given in -- the appendix")
+
+
+# -- found by the hostile-input suite after the merge: links, FIFOs and raw controls elsewhere
+
+
+def test_output_file_that_is_a_link_is_never_written_through(tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "main.tex").write_text(HEAD + "Grad-CAM on our ViT-B/16.\n\\end{document}\n")
+    (paper / "report.txt").symlink_to(outside)
+    proc = run_cli("check", "main.tex", "-o", "report.txt", cwd=paper)
+    assert proc.returncode == 2 and "link" in proc.stderr
+    assert outside.read_text() == "keep me\n" and (paper / "report.txt").is_symlink()
+
+
+def test_links_that_loop_are_input_errors_not_crashes(tmp_path):
+    (tmp_path / "a.tex").symlink_to(tmp_path / "b.tex")
+    (tmp_path / "b.tex").symlink_to(tmp_path / "a.tex")
+    (tmp_path / "main.tex").write_text(HEAD + "Grad-CAM on our ViT-B/16.\n\\input{a}\n\\end{document}\n")
+    included = run_cli("check", tmp_path / "main.tex", "--format", "json")
+    assert included.returncode in (0, 1) and "internal error" not in included.stderr
+    assert any(f["code"] == "CAM005" and "loops" in f["message"] for f in _json(included)["documents"][0]["findings"])
+    direct = run_cli("check", tmp_path / "a.tex")
+    assert direct.returncode == 2 and "loops" in direct.stderr and "internal error" not in direct.stderr
+
+
+def test_a_configuration_fifo_never_blocks(tmp_path):
+    os.mkfifo(tmp_path / "camlint.toml")
+    (tmp_path / "main.tex").write_text(HEAD + "Grad-CAM on our ViT-B/16.\n\\end{document}\n")
+    proc = run_cli("check", tmp_path / "main.tex", "--config", tmp_path / "camlint.toml")
+    assert proc.returncode == 2 and "FIFO" in proc.stderr
+
+
+def test_json_output_escapes_c1_controls_and_bidi_overrides(tmp_path):
+    (tmp_path / "main.tex").write_text(HEAD + "Grad-CAM on our ViT-B/16 \u009b31m at the last block \u202e.\n"
+                                       "\\end{document}\n", encoding="utf-8")
+    proc = run_cli("check", tmp_path / "main.tex", "--format", "json")
+    assert "\u009b" not in proc.stdout and "\u202e" not in proc.stdout
+    assert "\\u009b" in proc.stdout                   # the evidence line is quoted, escaped
+    assert json.loads(proc.stdout)["documents"]       # still valid JSON, the characters escaped

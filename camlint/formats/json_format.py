@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from camlint import __version__
 
@@ -13,5 +14,11 @@ def payload(reports, errors=()) -> dict:
     return out
 
 
+# json escapes C0 controls itself; C1 controls (a lone 0x9b starts a terminal sequence), DEL and
+# bidirectional overrides are escaped too, so that `cat report.json` cannot drive a terminal
+_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def render(reports, errors=(), **_) -> str:
-    return json.dumps(payload(reports, errors), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(payload(reports, errors), indent=2, ensure_ascii=False)
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"

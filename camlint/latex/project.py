@@ -148,7 +148,12 @@ def _resolve(project: Project, src: SourceFile, base: Path, name: str, line: int
                                         src.display, line, col))
         return None
     for cand in _candidates(base, name):
-        res = cand.resolve()
+        try:
+            res = cand.resolve()
+        except (OSError, RuntimeError):   # a link loop (a.tex -> b.tex -> a.tex)
+            project.problems.append(Problem("CAM005", f"{name} is a link that loops; not read",
+                                            src.display, line, col))
+            return None
         if not _inside(res, root):
             project.problems.append(Problem("CAM001", f"{name} resolves outside the project folder; not read",
                                             src.display, line, col))
