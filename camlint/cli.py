@@ -159,8 +159,11 @@ def _report(result, output, color, quiet: bool, statistics: bool) -> None:
         click.echo(f"camlint: {err}", err=True)
     for note in result.notes if fmt in _HUMAN_FORMATS and not quiet else ():   # machine formats stay clean
         click.echo(f"camlint: note: {printable(note)}", err=True)
+    from camlint.discover import ORDINARY_SKIPS
+
     for path, why in result.skipped if not quiet else ():   # check DIR: what was not read, and why (stderr)
-        click.echo(f"camlint: skipped {printable(path)}: {why}", err=True)
+        if fmt == "text" or why not in ORDINARY_SKIPS:
+            click.echo(f"camlint: skipped {printable(path)}: {why}", err=True)
 
 
 def _single_report(path: Path, spec: Path | None):

@@ -21,6 +21,12 @@ _LINK_SCAN_BYTES = 1024 * 1024
 TEX_SUFFIXES = (".tex", ".ltx", ".latex")
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 _VCS = {".git", ".hg", ".svn"}     # never searched, whatever `exclude` says
+# the ordinary reasons a file in a paper repository is not a document (the text report lists them;
+# terse formats list only the unusual ones: links, FIFOs, oversize or unreadable files)
+NOT_MAIN = "no \\documentclass: not a main file (read where a main file includes it)"
+NOT_CAMSPEC = ("not a camspec (no top-level `camspec:` key, not named by --spec, a `% camspec:` link "
+               "or the configuration)")
+ORDINARY_SKIPS = (NOT_MAIN, NOT_CAMSPEC)
 
 
 def _head(path: Path, limit: int = _HEAD_BYTES) -> str:
@@ -92,15 +98,14 @@ def documents_in(folder: Path, config=None, named=(), skipped: list | None = Non
         if is_main_tex(p):
             mains.append(p)
         else:
-            skipped.append((p, "no \\documentclass: not a main file (read where a main file includes it)"))
+            skipped.append((p, NOT_MAIN))
     named = {Path(n).resolve() for n in named}.union(*(linked_specs(p) for p in tex))
     specs = []
     for p in data:
         if p.resolve() in named or config.names_camspec(p) or declares_camspec(p):
             specs.append(p)
         else:
-            skipped.append((p, "not a camspec (no top-level `camspec:` key, not named by --spec, "
-                               "a `% camspec:` link or the configuration)"))
+            skipped.append((p, NOT_CAMSPEC))
     return sorted(mains + specs + other, key=lambda p: (str(p.parent), p.name))
 
 

@@ -73,7 +73,7 @@ def _construct_scalar(event: yaml.ScalarEvent) -> object:
         else:
             tag = yaml.SafeLoader.resolve(yaml.SafeLoader, yaml.ScalarNode, event.value, event.implicit)
     if tag in (f"tag:yaml.org,2002:{t}" for t in ("int", "float")) and len(event.value) > MAX_NUMBER_CHARS:
-        raise YAMLInputError(f"a number of {len(event.value)} characters is too long (at most {MAX_NUMBER_CHARS})",
+        raise YAMLInputError(f"a number of {len(event.value)} digits is too long (at most {MAX_NUMBER_CHARS} characters)",
                              event.start_mark.line + 1, event.start_mark.column + 1)
     node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
     try:

@@ -250,6 +250,8 @@ def test_check_dir_reads_utf16_ltx_and_late_documentclass_and_reports_the_rest(t
     proc = run_cli("check", tmp_path, "--format", "json")
     names = sorted(Path(d["path"]).name for d in _json(proc)["documents"])
     assert {"u16.tex", "a.ltx", "late.tex"} <= set(names)
+    assert "part.tex" not in proc.stderr     # terse formats list only unusual skips
+    proc = run_cli("check", tmp_path, "--format", "text")
     skipped = {line.split("skipped ")[1].split(":")[0] for line in proc.stderr.splitlines() if "skipped" in line}
     assert {Path(p).name for p in skipped} | set(names) >= {"part.tex", "notes.yaml", "flow.yaml"}
     assert "part.tex: no \\documentclass" in proc.stderr
