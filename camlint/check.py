@@ -1,6 +1,7 @@
 """Check documents: pick the front end by file type, run the rules, collect reports."""
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -27,6 +28,11 @@ def check_file(path: Path, *, spec: Path | None = None, config=None, display: st
                main: str | None = None) -> DocumentReport:
     """`display`: the name to report (stdin); `main`: the main file inside an archive."""
     display = display or display_path(path)
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError("is a link that loops; not read", display) from None
     if not path.exists():
         raise InputError("no such file", display)
     if path.is_dir():

@@ -57,7 +57,7 @@ PROGRESS_FROM = 4       # documents: a progress bar from this many on (terminals
 def _config_for(f: Path, config_file: Path | None, overrides: CliOverrides, cache: dict) -> Config:
     from camlint.config import find_config_file
 
-    cfg_path = config_file or find_config_file(f.resolve())
+    cfg_path = config_file or find_config_file(Path(os.path.realpath(f)))   # realpath: no error on a link loop
     if cfg_path not in cache:
         cache[cfg_path] = (load_config(explicit=cfg_path) if cfg_path else Config()).with_overrides(overrides)
     return cache[cfg_path]
