@@ -4,16 +4,25 @@ from __future__ import annotations
 import json
 import os
 
+from camlint.core import items
+from camlint.core.item import Status
 from camlint.display import short_value
-from camlint.keys import DESCRIPTIONS, KEYS
+from camlint.findings import location
+
+# How a Markdown table shows a status (the checklist command and the markdown report).
+MARKDOWN_STATUS = {Status.REPORTED: "✅ reported", Status.PARTIAL: "⚠️ partial", Status.MISSING: "❌ missing",
+                   Status.NOT_APPLICABLE: "— n/a"}
+
+
+def markdown_cell(text: str) -> str:
+    """Text for one cell of a Markdown table."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def where_stated(e, doc_path: str) -> str:
     """Evidence location relative to the document's folder (sections/method.tex:19)."""
     base = os.path.dirname(doc_path)
     rel = os.path.relpath(e.file, base) if base else e.file
-    from camlint.findings import location
-
     return location(e, rel if not rel.startswith('..') else e.file)
 
 
@@ -34,12 +43,13 @@ def _unique(items) -> list[str]:
 def checklist_rows(rep) -> list[dict]:
     """One row per key: the whole value (never cut), sections and file:line locations."""
     rows = []
-    for key in KEYS:
+    for item in items.items():
+        key = item.key
         entry = rep.checklist[key]
         rows.append({"key": key, "status": entry.status, "value": short_value(entry.value, limit=None),
                      "sections": ", ".join(_unique(section_ref(e) for e in entry.evidence[:3])),
                      "where": ", ".join(where_stated(e, rep.path) for e in entry.evidence[:3]),
-                     "description": DESCRIPTIONS[key]})
+                     "description": item.description})
     return rows
 
 
@@ -66,9 +76,6 @@ def latex_wrappable(text: str) -> str:
     return "".join(out)
 
 
-STATUS_LABEL = {"reported": "reported", "partial": "partial", "missing": "missing", "not_applicable": "n/a"}
-
-
 def as_latex(reports) -> str:
     """A table that fits the text width as pasted: tabularx, wrapped values, section references."""
     out = []
@@ -80,7 +87,7 @@ def as_latex(reports) -> str:
                 ">{\\raggedright\\arraybackslash}p{0.26\\linewidth}@{}}", "\\hline",
                 "Item & Status & Value & Where stated \\\\", "\\hline"]
         for row in checklist_rows(rep):
-            out.append(" & ".join([row["key"], STATUS_LABEL[row["status"]], latex_wrappable(row["value"]),
+            out.append(" & ".join([row["key"], Status(row["status"]).label, latex_wrappable(row["value"]),
                                    latex_wrappable(row["sections"])]) + " \\\\")
         out += ["\\hline", "\\end{tabularx}",
                 f"\\caption{{Reporting checklist ({_latex_escape(os.path.basename(rep.path))}).}}",
@@ -89,13 +96,12 @@ def as_latex(reports) -> str:
 
 
 def as_markdown(reports) -> str:
-    from camlint.formats.markdown import ICON, _cell
-
     out = []
     for rep in reports:
         out += [f"### Reporting checklist: `{rep.path}`", "", "| item | status | value | where stated |",
                 "|---|---|---|---|"]
-        out += [f"| `{r['key']}` | {ICON[r['status']]} | {_cell(r['value'])} | {_cell(_both(r))} |"
+        out += [f"| `{r['key']}` | {MARKDOWN_STATUS[r['status']]} | {markdown_cell(r['value'])} | "
+                f"{markdown_cell(_both(r))} |"
                 for r in checklist_rows(rep)]
         out.append("")
     return "\n".join(out)
@@ -107,7 +113,7 @@ def _both(row: dict) -> str:
 
 def as_json(reports) -> str:
     return json.dumps([{"path": r.path, "uses_cam_on_transformer": r.uses_cam_on_transformer,
-                        "checklist": {k: r.checklist[k].to_json() for k in KEYS}} for r in reports],
+                        "checklist": {k: r.checklist[k].to_json() for k in items.names()}} for r in reports],
                       indent=2, ensure_ascii=False) + "\n"
 
 
@@ -115,9 +121,9 @@ def as_yaml(reports) -> str:
     import yaml
 
     data = [{"path": r.path, "uses_cam_on_transformer": r.uses_cam_on_transformer,
-             "checklist": {k: {"status": r.checklist[k].status, "value": r.checklist[k].value,
+             "checklist": {k: {"status": str(r.checklist[k].status), "value": r.checklist[k].value,
                                "where": [f"{e.file}:{e.line}" for e in r.checklist[k].evidence]}
-                           for k in KEYS}} for r in reports]
+                           for k in items.names()}} for r in reports]
     return yaml.safe_dump(data if len(data) > 1 else data[0], sort_keys=False, allow_unicode=True)
 
 

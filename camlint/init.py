@@ -8,23 +8,8 @@ from __future__ import annotations
 import yaml
 
 from camlint import vocab
-from camlint.keys import KEYS, NOT_APPLICABLE, REPORTED
-
-CHOICES = {
-    "model": "{arch: <timm name, e.g. vit_base_patch16_224>, weights: <timm tag, hub id, or {file: ..., sha256: ...}>}",
-    "method": " | ".join(vocab.METHODS),
-    "layer": "{block: <index, -1 = last>}  or  {blocks: [...], combine: mean | sum | max | rollout}",
-    "location": " | ".join(vocab.LOCATIONS),
-    "target": "{kind: " + " | ".join(vocab.TARGET_KINDS) + ", class: predicted | ground_truth | <index> | <label>}",
-    "tokens": "{drop: [cls, dist, registers] or []}",
-    "reshape": "{grid: [rows, cols], order: row_major | column_major}",
-    "weighting": " | ".join(vocab.WEIGHTINGS),
-    "heads": "{aggregate: " + " | ".join(vocab.HEAD_AGGREGATES) + ", order: before_relu | after_relu}  or  n/a",
-    "relu": " | ".join(vocab.RELU_PLACEMENTS),
-    "postprocess": "{normalize: " + " | ".join(vocab.NORMALIZATIONS) + ", upsample: "
-                   + " | ".join(vocab.UPSAMPLERS) + ", size: input}",
-    "implementation": "{library: <name>, version: <x.y.z>}  or  {library: <name>, commit: <sha>}",
-}
+from camlint.core import items
+from camlint.keys import NOT_APPLICABLE, REPORTED
 
 
 def _flow(value) -> str:
@@ -80,7 +65,8 @@ def template(rep) -> str:
              "# Values found in the manuscript are filled in; replace every TODO (choices are in the",
              "# comments), then run: camlint check camspec.yaml",
              "camspec: 1"]
-    for key in KEYS:
+    for item in items.items():
+        key = item.key
         entry = rep.checklist[key]
         value = canonical_value(key, entry.value) if entry.status != NOT_APPLICABLE else "n/a"
         if entry.status == NOT_APPLICABLE and key in ("heads", "target", "tokens"):
@@ -94,5 +80,5 @@ def template(rep) -> str:
 
                 found = f"  (the text says: {comment_text(short_value(entry.value, 60))})"
             partial = _flow(value) if isinstance(value, dict) and "TODO" in str(value) else "TODO"
-            lines.append(f"{key}: {partial}  # TODO{found}; choices: {CHOICES[key]}")
+            lines.append(f"{key}: {partial}  # TODO{found}; choices: {item.choices}")
     return "\n".join(lines) + "\n"

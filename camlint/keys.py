@@ -1,31 +1,64 @@
-"""The 12 checklist keys (shared/taxonomy.md): the single vocabulary of schema, output and rules."""
+"""The checklist keys as read-only views of the item registry (camlint/core/items.py), for the
+modules that only need their names. The views read the registry at each use, so a key registered
+later is carried too."""
 from __future__ import annotations
 
-KEYS: tuple[str, ...] = (
-    "model", "method", "layer", "location", "target", "tokens",
-    "reshape", "weighting", "heads", "relu", "postprocess", "implementation",
-)
+from collections.abc import Mapping, Sequence
 
-REPORTED, PARTIAL, MISSING, NOT_APPLICABLE = "reported", "partial", "missing", "not_applicable"
-STATUSES: tuple[str, ...] = (REPORTED, PARTIAL, MISSING, NOT_APPLICABLE)
+from camlint.core import items as _items
+from camlint.core.item import Status
 
-# What a reader must be able to rebuild for each key (one line, used in tables and hints).
-DESCRIPTIONS: dict[str, str] = {
-    "model": "architecture and the exact weights",
-    "method": "which CAM variant",
-    "layer": "which transformer block(s), and how several are combined",
-    "location": "where inside the block the feature map is taken (F1..F6, cross-attention)",
-    "target": "the differentiated scalar (logit, probability, similarity...) and its class",
-    "tokens": "what happens to [CLS], distillation and register tokens",
-    "reshape": "how the token sequence becomes a 2-D grid (size and order)",
-    "weighting": "how channels (or heads) are combined",
-    "heads": "how attention heads are combined (attention locations only)",
-    "relu": "where the ReLU (or clamp) is applied, or that there is none",
-    "postprocess": "normalisation and upsampling to image size",
-    "implementation": "code used, with version or commit",
-}
 
+class _Names(Sequence):
+    """A live tuple of registered key names (optionally only those an item predicate selects)."""
+
+    def __init__(self, select=None):
+        self._select = select
+
+    def _now(self) -> tuple[str, ...]:
+        return tuple(i.key for i in _items.items() if self._select is None or self._select(i))
+
+    def __getitem__(self, index):
+        return self._now()[index]
+
+    def __len__(self) -> int:
+        return len(self._now())
+
+    def __iter__(self):
+        return iter(self._now())
+
+    def __contains__(self, name) -> bool:
+        return name in self._now()
+
+    def __eq__(self, other) -> bool:
+        return tuple(self) == tuple(other) if isinstance(other, Sequence) else NotImplemented
+
+    def __hash__(self):
+        return hash(self._now())
+
+    def __repr__(self) -> str:
+        return repr(self._now())
+
+
+class _Descriptions(Mapping):
+    """key -> one-line description (used in tables and hints)."""
+
+    def __getitem__(self, key: str) -> str:
+        return _items.item(key).description
+
+    def __iter__(self):
+        return iter(_items.names())
+
+    def __len__(self) -> int:
+        return len(_items.names())
+
+
+KEYS: Sequence[str] = _Names()
 # Keys that must be known to re-execute a spec (implementation is provenance, not a choice).
-EXECUTABLE_KEYS: tuple[str, ...] = tuple(k for k in KEYS if k != "implementation")
+EXECUTABLE_KEYS: Sequence[str] = _Names(lambda i: i.executable)
+DESCRIPTIONS: Mapping[str, str] = _Descriptions()
+
+REPORTED, PARTIAL, MISSING, NOT_APPLICABLE = Status.REPORTED, Status.PARTIAL, Status.MISSING, Status.NOT_APPLICABLE
+STATUSES: tuple[Status, ...] = tuple(Status)
 
 ATTENTION_LOCATIONS = frozenset({"F2", "cross_attention"})

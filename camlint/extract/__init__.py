@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from camlint.core import items
 from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
 from camlint.extract import special
@@ -155,8 +156,9 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
                 and scope.attribution.own(s):
             mentions["method"].extend(m for m in Mn.find(vocab, "method", s)
                                       if not vocab.contrast.search(s.low[max(0, m.start - 80):m.start]))
+    in_scope_keys = [i.key for i in items.items() if i.phrases and i.key != "method"]   # method: above
     for s in in_scope:
-        for key in ("layer", "location", "target", "tokens", "reshape", "weighting", "heads", "relu", "postprocess"):
+        for key in in_scope_keys:
             mentions[key].extend(Mn.find(vocab, key, s))
     result.mentions = mentions
     values, evidence = {}, {}

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from camlint.core import items
+
 FLAGS = 0   # patterns are lower case and run on lower-cased text: much faster than re.I
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
@@ -124,8 +126,7 @@ def vocabulary() -> Vocabulary:
         other_section=_rx(raw["other_section"]),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
     )
-    for key in ("method", "layer", "location", "target", "tokens", "reshape", "weighting",
-                "heads", "relu", "postprocess"):
+    for key in (i.key for i in items.items() if i.phrases):
         v.entries[key] = _entries(key, raw[key])
         v.any_entry[key] = _any([re.sub(r"\(\?P<\w+>", "(?:", rx.pattern)
                                  for e in v.entries[key] for rx in e.patterns])

@@ -1,15 +1,11 @@
 """Markdown: the checklist table and the findings, ready for a pull request or a review."""
 from __future__ import annotations
 
+from camlint.checklist import MARKDOWN_STATUS as ICON
 from camlint.checklist import checklist_rows
+from camlint.checklist import markdown_cell as _cell
 from camlint.findings import location
 from camlint.keys import KEYS
-
-ICON = {"reported": "✅ reported", "partial": "⚠️ partial", "missing": "❌ missing", "not_applicable": "— n/a"}
-
-
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def document(rep) -> str:

@@ -1,6 +1,8 @@
 """CAM2xx: statements that contradict each other or the architecture."""
 from __future__ import annotations
 
+from camlint.core import items
+from camlint.core.item import Item
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 
@@ -295,52 +297,20 @@ CONFLICTING_TARGET_CLASS = Rule(
 )
 
 
-def _comparable(key: str, value, depth):
+def _comparable(item: Item, value, depth):
+    """The item's comparable form of a value; words are first read into the structure they pin down."""
     if not F.is_concrete(value):
         return None
-    if isinstance(value, str) and key not in ("method",):
+    if isinstance(value, str) and item.key != "method":
         from camlint import vocab
         from camlint.extract.freetext import structured
 
-        canon = vocab.canonical(key if key not in ("target", "tokens", "reshape", "postprocess", "layer")
-                                else "", value)
+        canon = vocab.canonical(item.words or "", value)
         if not canon.exact:     # words, not a canonical value: compare what the words pin down
-            value = structured(key, value)
+            value = structured(item.key, value)
             if value is None:
                 return None
-    if key == "layer":
-        b = F.blocks(value, depth)
-        return tuple(b) if b else None
-    if key == "location":
-        return F.point(value)
-    if key == "target":
-        return (F.kind(value), F.target_class(value))
-    if key == "tokens":
-        d = F.dropped(value)
-        return tuple(sorted(d)) if d is not None else None
-    if key == "reshape":
-        return F.grid(value)
-    if key == "postprocess" and isinstance(value, dict):
-        from camlint import vocab
-
-        return tuple(vocab.canonical(f"postprocess.{s}", value.get(s)).value if F.is_concrete(value.get(s))
-                     else None for s in ("normalize", "upsample"))
-    if key in ("weighting", "relu", "heads", "method"):
-        return F.canonical_single(key, value)
-    return None
-
-
-def _differs(key: str, a, b) -> bool:
-    if a is None or b is None:
-        return False
-    if key == "target":
-        (ka, ca), (kb, cb) = a, b
-        return bool((ka and kb and F.kinds_conflict(ka, kb)) or (ca and cb and ca != cb))
-    if key == "postprocess":
-        return any(x and y and x != y for x, y in zip(a, b))
-    if key == "method" and {a, b} <= {"gradcam", "attention-gradcam"}:
-        return False   # "Grad-CAM" in prose, "attention-gradcam" in the spec: the same family
-    return a != b
+    return item.compare(value, depth)
 
 
 def check_prose_contradicts_spec(a):
@@ -348,13 +318,13 @@ def check_prose_contradicts_spec(a):
         return
     depth = a.arch.depth if a.arch else None
     for src in a.specs:
-        for key in ("method", "layer", "location", "target", "tokens", "reshape", "weighting",
-                    "heads", "relu", "postprocess"):
-            if key not in src.data:
+        for item in items.items():
+            key = item.key
+            if item.compare is None or key not in src.data:
                 continue
-            prose = _comparable(key, a.prose.values.get(key), depth)
-            spec = _comparable(key, src.data.get(key), depth)
-            if _differs(key, prose, spec):
+            prose = _comparable(item, a.prose.values.get(key), depth)
+            spec = _comparable(item, src.data.get(key), depth)
+            if prose is not None and spec is not None and item.differs(prose, spec):
                 ev = a.prose.evidence.get(key) or []
                 file, line, col = (ev[0].file, ev[0].line, ev[0].col) if ev else a.anchor
                 s_line, _ = src.position((key,))

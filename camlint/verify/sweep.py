@@ -7,6 +7,7 @@ each variant from that cache.
 """
 from __future__ import annotations
 
+import copy
 import json
 import math
 import random
@@ -16,25 +17,18 @@ from pathlib import Path
 import numpy as np
 
 from camlint import judge, vocab
+from camlint.core import items
 from camlint.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import load_input, preprocessing_config
 from camlint.verify.spec import Procedure, SpecError, exec_spec, procedure_from
 
-# What an open key may be, when the spec leaves it open (override with --space FILE).
-DEFAULT_SPACE = {
-    "method": ["gradcam"],
-    "layer": [{"block": -1}, {"block": -2}],
-    "location": ["F1", "F2", "F3b", "F4", "F5", "F6"],
-    "target": [{"kind": "logit", "class": "predicted"}, {"kind": "softmax", "class": "predicted"}],
-    "tokens": [{"drop": ["cls"]}, {"drop": ["cls"], "gradients_from": "cls"}],
-    "reshape": [{"grid": "auto", "order": "row_major"}],
-    "weighting": ["gap_gradients", "elementwise"],
-    "heads": [{"aggregate": "mean", "order": "before_relu"}, {"aggregate": "as_channels"}],
-    "relu": ["after_combination", "none"],
-    "postprocess": [{"normalize": "minmax", "upsample": "bilinear"}],
-}
+def default_axis(key: str) -> list:
+    """What an open key may be when the spec leaves it open: its item's sweep axis (--space FILE overrides)."""
+    return copy.deepcopy(list(items.item(key).sweep or ()))
+
+
 MAX_VARIANTS = 64
 
 
@@ -86,8 +80,8 @@ def open_keys(data: dict) -> list[str]:
     """Checklist keys a sweep may vary: absent, placeholder or only partly stated."""
     out = []
     statuses = judge.statuses({k: data.get(k) for k in EXECUTABLE_KEYS})
-    for key in EXECUTABLE_KEYS:
-        if key in ("model", "heads"):
+    for key in items.swept_names():
+        if key == "heads":
             continue
         if statuses.get(key) in (MISSING, PARTIAL):
             out.append(key)
@@ -145,7 +139,7 @@ def _variant(data: dict, combo: tuple) -> tuple[Variant | None, str]:
 def enumerate_variants(data: dict, space: dict, cap: int, seed: int = 0) -> tuple[list[Variant], list, int]:
     """(variants, dropped, size of the space when it was sampled, else 0); deterministic for a seed."""
     keys = open_keys(data)
-    axes = [[(k, c) for c in space.get(k, DEFAULT_SPACE.get(k, []))] for k in keys]
+    axes = [[(k, c) for c in (space[k] if k in space else default_axis(k))] for k in keys]
     axes = [a for a in axes if a]
     total = math.prod(len(a) for a in axes)
     variants, dropped, seen = [], [], set()
@@ -355,9 +349,9 @@ def load_space(path: Path | None) -> dict:
     problems = []
     for key, values in data.items():
         line = loaded.position((key,))[0]
-        if key not in EXECUTABLE_KEYS or key == "model":
+        if key not in items.swept_names():
             problems.append(f"{path}:{line}: {str(key)[:60]!r} is not a key a sweep varies "
-                            f"({', '.join(k for k in EXECUTABLE_KEYS if k != 'model')})")
+                            f"({', '.join(items.swept_names())})")
         elif not isinstance(values, list) or not 1 <= len(values) <= MAX_CANDIDATES:
             problems.append(f"{path}:{line}: {key} must list 1..{MAX_CANDIDATES} candidate values")
     if problems:
