@@ -9,7 +9,7 @@ import yaml
 
 from camlint import vocab
 from camlint.core import items
-from camlint.keys import NOT_APPLICABLE, REPORTED
+from camlint.keys import MISSING, NOT_APPLICABLE, REPORTED
 
 
 def _flow(value) -> str:
@@ -75,7 +75,7 @@ def template(rep) -> str:
             lines.append(f"{key}: {_flow(value)}{_where(rep, key)}")
         else:
             found = ""
-            if entry.status != "missing" and entry.value is not None:
+            if entry.status != MISSING and entry.value is not None:
                 from camlint.display import short_value
 
                 found = f"  (the text says: {comment_text(short_value(entry.value, 60))})"

@@ -33,9 +33,6 @@ class _Names(Sequence):
     def __eq__(self, other) -> bool:
         return tuple(self) == tuple(other) if isinstance(other, Sequence) else NotImplemented
 
-    def __hash__(self):
-        return hash(self._now())
-
     def __repr__(self) -> str:
         return repr(self._now())
 
