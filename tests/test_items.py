@@ -38,7 +38,7 @@ SEED = Item(
                NOT_APPLICABLE_FORM],
      "examples": [0, {"value": 1234}]},
     "<integer>  or  {value: <integer>}",
-    executable=True, sweep=(0, 1), compare=lambda value, depth: _seed_slots(value) and value,
+    executable=True, sweep=(0, 1), compare=lambda value, depth: value.get("value") if isinstance(value, dict) else value,
     advice=Advice("the seed is not stated", "the seed is mentioned without its value", "Seeds change "
                   "random baselines.", "We fix the seed.", "We set torch.manual_seed(0).", "Give the seed."))
 
