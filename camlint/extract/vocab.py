@@ -92,6 +92,12 @@ def vocabulary_text() -> str:
 
 
 @functools.lru_cache(maxsize=1)
+def vocabulary_data() -> dict:
+    """vocabulary.yaml as plain data, for its word lists (section roles, abbreviations); do not modify."""
+    return yaml.load(vocabulary_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+@functools.lru_cache(maxsize=1)
 def vocabulary() -> Vocabulary:
     import hashlib
 

@@ -19,6 +19,14 @@ _BOLD = re.compile(r"bold|bx|[-+,]bd|medi|semibold|demi|black|heavy|cmb\d", re.I
 _MONO = re.compile(r"cmtt|sftt|mono|courier|code|consol|inconsolata|typewriter|txtt|lmtt", re.I)
 
 
+@dataclass(frozen=True)
+class Heading:
+    """A line that reads and looks like a heading."""
+    level: int           # 1 section, 2 subsection, ...
+    appendix: bool       # numbered as an appendix (A, B.1) or titled so
+    title: str
+
+
 @dataclass
 class Line:
     page: int            # 1-based
@@ -34,7 +42,7 @@ class Line:
     column: str = "span"  # left | right | span
     kind: str = "body"   # body | running | pagenum | footnote | caption | heading | code
     line_on_page: int = 0
-    heading: tuple | None = None   # (level, appendix, title) for heading lines
+    heading: Heading | None = None   # for heading lines
 
 
 @dataclass
