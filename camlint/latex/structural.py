@@ -6,6 +6,7 @@ capped per file so that a pathological file cannot produce a finding per charact
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from camlint.findings import MAX_PER_RULE_AND_FILE
 from camlint.latex.braces import BRACE_TOKENS
@@ -78,23 +79,29 @@ def structural_problems(f: SourceFile) -> list[Problem]:
     return problems
 
 
+@dataclass(frozen=True)
+class _Begin:
+    env: str
+    offset: int
+
+
 def _environment_problems(text: str, out: _Capped) -> None:
-    stack: list[tuple[str, int]] = []
+    stack: list[_Begin] = []
     open_count: dict[str, int] = {}   # env -> how many are on the stack (no scan per \\end)
     for m in _BEGIN_END.finditer(text):
         if m.group(1) is not None:
-            stack.append((m.group(1), m.start()))
+            stack.append(_Begin(m.group(1), m.start()))
             open_count[m.group(1)] = open_count.get(m.group(1), 0) + 1
             continue
         env = m.group(2)
         if open_count.get(env):
-            while stack[-1][0] != env:
-                e, p = stack.pop()
-                open_count[e] -= 1
-                out.add(f"environment {e} opened here is not closed before \\end{{{env}}}", p)
+            while stack[-1].env != env:
+                b = stack.pop()
+                open_count[b.env] -= 1
+                out.add(f"environment {b.env} opened here is not closed before \\end{{{env}}}", b.offset)
             stack.pop()
             open_count[env] -= 1
         else:
             out.add(f"\\end{{{env}}} without a matching \\begin{{{env}}}", m.start())
-    for e, p in stack:
-        out.add(f"environment {e} opened here is never closed", p)
+    for b in stack:
+        out.add(f"environment {b.env} opened here is never closed", b.offset)
