@@ -109,3 +109,24 @@ def test_normalisation_keeps_evidence_lines(tmp_path):
     assert "196 tokens" in sentence.text and "14×14 grid" in sentence.text
     assert sentence.line_col(sentence.text.index("196"))[0] == 4
     assert sentence.line_col(sentence.text.index("14×14"))[0] == 5
+
+
+def test_abbreviations_end_no_sentence(tmp_path):
+    doc = _units(tmp_path, "Maps follow Selvaraju et al. Their method, cf. Fig. 3 and Eq. 2, is used. "
+                           "No. 5 is last. Then we stop.")
+    assert [s.text.strip() for s in doc.sentences()] == [
+        "Maps follow Selvaraju et al. Their method, cf. Fig. 3 and Eq. 2, is used.", "No. 5 is last.",
+        "Then we stop."]
+
+
+def test_subsections_take_their_sections_framing_role(tmp_path):
+    doc = _units(tmp_path, "\\begin{abstract}\nWe explain.\n\\end{abstract}\nAfter.\n"
+                           "\\section{Background}\n\\subsection{Grad-CAM}\nx\n\\subsection{Notes}\ny\n"
+                           "\\section{Experiments}\n\\subsection{Notes}\nz\n\\paragraph{Deep}\nw")
+    roles = [(s.title, s.top_title, s.role) for s in doc.sections]
+    assert roles == [("", "", "front"), ("Abstract", "Abstract", "abstract"), ("", "", "front"),
+                     ("Background", "Background", "related"), ("Grad-CAM", "Background", "related"),
+                     ("Notes", "Background", "related"), ("Experiments", "Experiments", "experiments"),
+                     ("Notes", "Experiments", "experiments")]
+    deep = next(u for u in doc.units if u.kind == "heading" and u.text == "Deep")
+    assert deep.section.title == "Notes" and deep.section.top_title == "Experiments"
