@@ -102,7 +102,7 @@ def vocabulary() -> Vocabulary:
     import hashlib
 
     text = vocabulary_text()
-    raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    raw = vocabulary_data()
     v = Vocabulary(
         prefilter=_rx(re.sub(r"\s+", "", raw["prefilter"])),
         prefilter_models=_rx(re.sub(r"\s+", "", raw["prefilter_models"])),
