@@ -62,7 +62,7 @@ class ParseCache:
             return {}
 
     def units(self, f, start: int, chunk: str, section, macros, convert) -> list:
-        from camlint.latex.units import Unit
+        from camlint.latex.units import Citation, Unit
 
         if self.path is None:     # no cache folder: nothing to look up or to sign
             return convert(chunk, f, section, start, macros)
@@ -74,12 +74,12 @@ class ParseCache:
             self.new[key] = stored
             return [Unit(u["kind"], f, section, u["float"], u["text"], u["out"],
                          [start + s for s in u["src"]], u["exact"],
-                         [(p, tuple(k)) for p, k in u["cites"]]) for u in entry]
+                         [Citation(p, tuple(k)) for p, k in u["cites"]]) for u in entry]
         self.misses += 1
         units = convert(chunk, f, section, start, macros)
         entry = [{"kind": u.kind, "float": u.float_env, "text": u.text, "out": u.out,
                   "src": [s - start for s in u.src], "exact": u.exact,
-                  "cites": [[p, list(k)] for p, k in u.cites]} for u in units]
+                  "cites": [[c.position, list(c.keys)] for c in u.cites]} for u in units]
         self.new[key] = {"units": entry, "sum": _checksum(self.secret, key, entry)}
         return units
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from camlint.latex.project import load_project
-from camlint.latex.units import ParseAll, build_units
+from camlint.latex.document import ParseAll, build_units
 from conftest import write_project
 
 
@@ -63,7 +63,7 @@ def test_simple_macros_are_expanded(tmp_path):
 def test_citations_are_kept_with_their_keys(tmp_path):
     doc = _units(tmp_path, "Grad-CAM~\\cite{selvaraju2017, other} works.")
     unit = next(u for u in doc.units if "Grad-CAM" in u.text)
-    assert unit.cites and unit.cites[0][1] == ("selvaraju2017", "other")
+    assert unit.cites and unit.cites[0].keys == ("selvaraju2017", "other")
 
 
 def test_camspec_environment_is_a_code_unit(tmp_path):
@@ -109,3 +109,24 @@ def test_normalisation_keeps_evidence_lines(tmp_path):
     assert "196 tokens" in sentence.text and "14×14 grid" in sentence.text
     assert sentence.line_col(sentence.text.index("196"))[0] == 4
     assert sentence.line_col(sentence.text.index("14×14"))[0] == 5
+
+
+def test_abbreviations_end_no_sentence(tmp_path):
+    doc = _units(tmp_path, "Maps follow Selvaraju et al. Their method, cf. Fig. 3 and Eq. 2, is used. "
+                           "No. 5 is last. Then we stop.")
+    assert [s.text.strip() for s in doc.sentences()] == [
+        "Maps follow Selvaraju et al. Their method, cf. Fig. 3 and Eq. 2, is used.", "No. 5 is last.",
+        "Then we stop."]
+
+
+def test_subsections_take_their_sections_framing_role(tmp_path):
+    doc = _units(tmp_path, "\\begin{abstract}\nWe explain.\n\\end{abstract}\nAfter.\n"
+                           "\\section{Background}\n\\subsection{Grad-CAM}\nx\n\\subsection{Notes}\ny\n"
+                           "\\section{Experiments}\n\\subsection{Notes}\nz\n\\paragraph{Deep}\nw")
+    roles = [(s.title, s.top_title, s.role) for s in doc.sections]
+    assert roles == [("", "", "front"), ("Abstract", "Abstract", "abstract"), ("", "", "front"),
+                     ("Background", "Background", "related"), ("Grad-CAM", "Background", "related"),
+                     ("Notes", "Background", "related"), ("Experiments", "Experiments", "experiments"),
+                     ("Notes", "Experiments", "experiments")]
+    deep = next(u for u in doc.units if u.kind == "heading" and u.text == "Deep")
+    assert deep.section.title == "Notes" and deep.section.top_title == "Experiments"

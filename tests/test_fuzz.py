@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from camlint.extract import extract
 from camlint.latex.project import load_project
-from camlint.latex.units import ParseAll, build_units
+from camlint.latex.document import ParseAll, build_units
 from camlint.yamlsafe import YAMLInputError, loads
 from conftest import FIXTURES
 

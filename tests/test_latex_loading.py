@@ -6,7 +6,7 @@ import os
 import pytest
 
 from camlint.latex.project import load_project
-from camlint.latex.units import ParseAll, build_units
+from camlint.latex.document import ParseAll, build_units
 from conftest import FIXTURES, doc_of, write_project
 
 

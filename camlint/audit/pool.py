@@ -19,7 +19,7 @@ from camlint.audit.papers import Paper
 from camlint.audit.record import CRASHED, ERROR, TIMEOUT, failed_record
 
 # Cached tables the front end builds on first use (vocabulary regexes, the LaTeX parser context, the schema).
-WARM_UP = (("camlint.extract.vocab", "vocabulary"), ("camlint.latex.units", "_latex_context"),
+WARM_UP = (("camlint.extract.vocab", "vocabulary"), ("camlint.latex.convert", "latex_context"),
            ("camlint.schema", "validator"))
 
 

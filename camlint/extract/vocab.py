@@ -94,11 +94,17 @@ def vocabulary_text() -> str:
 
 
 @functools.lru_cache(maxsize=1)
+def vocabulary_data() -> dict:
+    """vocabulary.yaml as plain data, for its word lists (section roles, abbreviations); do not modify."""
+    return yaml.load(vocabulary_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+@functools.lru_cache(maxsize=1)
 def vocabulary() -> Vocabulary:
     import hashlib
 
     text = vocabulary_text()
-    raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    raw = vocabulary_data()
     v = Vocabulary(
         prefilter=_rx(re.sub(r"\s+", "", raw["prefilter"])),
         prefilter_models=_rx(re.sub(r"\s+", "", raw["prefilter_models"])),

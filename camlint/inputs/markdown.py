@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from camlint.analysis import Analysis
-from camlint.inputs.model import ModelBuilder
+from camlint.inputs.model import ModelBuilder, Piece
 from camlint.inputs.textfile import read_limited
 
 MAX_BYTES = 8 * 1024 * 1024
@@ -46,7 +46,7 @@ def analyze_markdown(path: Path, display: str, spec: Path | None = None, plain: 
 class _Reader:
     def __init__(self, b: ModelBuilder, lines: list[str], plain: bool):
         self.b, self.lines, self.plain = b, lines, plain
-        self.pieces: list = []
+        self.pieces: list[Piece] = []
         self.kind = "text"
         atx = [len(m.group(1)) for ln in lines if (m := _ATX.match(ln))]
         # one `# Title` above `##` sections: the title, and `##` are the sections
@@ -65,7 +65,7 @@ class _Reader:
                 self.flush()
                 level, title, used = heading
                 if level == 0:
-                    self.b.unit("title", [(i + 1, 0, title)])
+                    self.b.unit("title", [Piece(i + 1, 0, title)])
                 else:
                     self.b.heading(i + 1, title, level, appendix=title.lower().startswith(("appendix", "supplement")))
                 i += used
@@ -75,7 +75,7 @@ class _Reader:
             elif not self.plain and line.lstrip().startswith("|"):
                 self.flush()
                 if not _TABLE_RULE.match(line):
-                    self.b.unit("row", [(i + 1, 0, _plain(line).replace("|", " | "))])
+                    self.b.unit("row", [Piece(i + 1, 0, _plain(line).replace("|", " | "))])
             else:
                 self._text(i, line)
             i += 1
@@ -104,7 +104,7 @@ class _Reader:
             self.flush()
             self.kind = "item"
             start = item.end()
-        self.pieces.append((i + 1, start, _plain(line[start:])))
+        self.pieces.append(Piece(i + 1, start, _plain(line[start:])))
 
     def _code(self, i: int, fence: re.Match) -> int:
         """A fenced block: its content lines are a code unit (a camspec block when tagged so)."""

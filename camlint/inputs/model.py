@@ -7,14 +7,23 @@ so the same extraction, rules and judge read it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from camlint.inputs.references import citations
+from camlint.latex.document import cam_sections, read_raw_flags
 from camlint.latex.project import Project
 from camlint.latex.source import RawBlock, SourceFile
-from camlint.latex.units import DocumentText, Section, Unit, _Builder, _raw_flags, role_of
+from camlint.latex.structure import Chunk, Outline
+from camlint.latex.units import DocumentText, Section, Unit, UnitBuilder
 
-_PARENT_ROLES = ("related", "introduction", "conclusion", "appendix", "abstract")
+
+@dataclass
+class Piece:
+    """A run of a unit's text on one line of the virtual source file."""
+    line: int      # 1-based
+    column: int    # 0-based
+    text: str
 
 
 class ModelBuilder:
@@ -26,12 +35,14 @@ class ModelBuilder:
             pos += len(ln) + 1
         self.file = SourceFile(path, display, text, masked=text, line_starts=starts or [0])
         self.doc = DocumentText()
-        self.section = Section(0, "", "", "front", display, 1)
-        self.doc.sections.append(self.section)
-        self.top_title = ""
-        self.appendix = False
+        self.outline = Outline(self.doc.sections, display)
         self.bibliography: dict[str, str] = {}     # citation key -> reference text, where the input has a list
-        self._chunks: list = []
+        self._chunks: list[Chunk] = []
+
+    @property
+    def section(self) -> Section:
+        """The section in effect."""
+        return self.outline.current
 
     def offset(self, line: int, col: int = 0) -> int:
         """Offset of (1-based line, 0-based column) in the virtual text."""
@@ -39,44 +50,30 @@ class ModelBuilder:
 
     def heading(self, line: int, title: str, level: int, appendix: bool = False) -> None:
         """A heading: levels 1-3 open a section (as \\section..\\subsubsection do), deeper ones do not."""
-        self.appendix = self.appendix or appendix
-        if level <= 1:
-            self.top_title = title
-        if level <= 3:
-            own = role_of(title, self.appendix)
-            role = role_of(self.top_title if level > 1 and own == "other" else title, self.appendix)
-            section = Section(len(self.doc.sections), title, self.top_title if level > 1 else title,
-                              role, self.file.display, line)
-            if level > 1 and role in ("other", "method", "experiments"):
-                parent = role_of(self.top_title, self.appendix)
-                if parent in _PARENT_ROLES:
-                    section.role = parent
-            self.doc.sections.append(section)
-            self.section = section
-        self.unit("heading", [(line, 0, title)])
+        self.outline.heading(title, level, self.file.display, line, appendix)
+        self.unit("heading", [Piece(line, 0, title)])
 
     def abstract(self, line: int) -> None:
-        self.section = Section(len(self.doc.sections), "Abstract", "Abstract", "abstract", self.file.display, line)
-        self.doc.sections.append(self.section)
+        self.outline.abstract(self.file.display, line)
 
-    def unit(self, kind: str, pieces: list[tuple[int, int, str]], float_env: str = "", joins=None) -> None:
-        """pieces: (line, column, text) in order; joins[i]: what goes before piece i (default a space)."""
+    def unit(self, kind: str, pieces: list[Piece], float_env: str = "", joins=None) -> None:
+        """pieces in order; joins[i]: what goes before piece i (default a space)."""
         unit = Unit(kind, self.file, self.section, float_env)
-        b = _Builder(unit)
-        for i, (line, col, text) in enumerate(pieces):
-            start = self.offset(line, col)
+        b = UnitBuilder(unit)
+        for i, piece in enumerate(pieces):
+            start = self.offset(piece.line, piece.column)
             sep = joins[i] if joins is not None else (" " if i else "")
             if sep:
                 b.add(sep, start)
-            b.add(text, start, exact=True)
+            b.add(piece.text, start, exact=True)
         b.finish()
         if not unit.text.strip():
             return
         unit.cites.extend(citations(unit.text))
         self.doc.units.append(unit)
-        first, last = pieces[0][0], pieces[-1][0]
-        self._chunks.append(("chunk", (self.file, self.offset(first), self.offset(last) + len(
-            self.file.line_text(last))), self.section.index))
+        first, last = pieces[0].line, pieces[-1].line
+        self._chunks.append(Chunk(self.file, self.offset(first), self.offset(last) + len(self.file.line_text(last)),
+                                  self.section.index))
 
     def code(self, first: int, last: int, env: str = "") -> None:
         """Lines first..last (1-based, inclusive) are a code block; env "camspec" makes it a camspec."""
@@ -84,7 +81,7 @@ class ModelBuilder:
         end = self.offset(last) + len(self.file.line_text(last))
         raw = RawBlock(env or "verbatim", start, start, end, True)
         unit = Unit("code", self.file, self.section, raw=raw)
-        b = _Builder(unit)
+        b = UnitBuilder(unit)
         b.add(self.file.text[start:end], start, exact=True)
         b.finish()
         self.doc.units.append(unit)
@@ -95,10 +92,9 @@ class ModelBuilder:
                           segments=[(self.file.display, 1, max(self.file.n_lines, 1))])
         from camlint.extract import relevant
 
-        _raw_flags(project, self._chunks, relevant, self.doc)
-        cam_sections = set(self.doc.raw_flags.get("cam", ()))
-        cam_sections |= {s.index for s in self.doc.sections if s.title and relevant.cam(s.title)}
+        read_raw_flags(project, self._chunks, relevant, self.doc)
+        cam = cam_sections(self.doc, relevant)
         self.doc.units = [u for u in self.doc.units if u.kind in ("heading", "code")
-                          or relevant(u.text, u.section.index in cam_sections)]
+                          or relevant(u.text, u.section.index in cam)]
         return project, self.doc
 

@@ -11,9 +11,10 @@ from collections import Counter
 from pathlib import Path
 
 from camlint.analysis import Analysis
-from camlint.inputs.model import ModelBuilder
+from camlint.inputs.model import ModelBuilder, Piece
 from camlint.inputs.references import ReferenceList
-from camlint.inputs.pdflayout import MAX_PAGES, MAX_PDF_BYTES, Line, Page, PdfReadError, body_style, read_pages
+from camlint.inputs.pdflayout import (MAX_PAGES, MAX_PDF_BYTES, Heading, Line, Page, PdfReadError, body_style,
+                                      read_pages)
 from camlint.inputs.textfile import read_limited
 from camlint.keys import KEYS
 from camlint.problems import Problem
@@ -172,8 +173,8 @@ def _indent_code(pages: list[Page]) -> None:
         block = [ln] if ln is not None and ln.kind == "code" else []
 
 
-def _heading_level(ln: Line, body_size: float, body_fonts: set[int]) -> tuple[int, bool, str] | None:
-    """(level, appendix, title) when the line reads and looks like a heading."""
+def _heading_level(ln: Line, body_size: float, body_fonts: set[int]) -> Heading | None:
+    """The heading, when the line reads and looks like one."""
     text = ln.text.strip()
     if len(text) > 110 or len(text) < 3:
         return None
@@ -181,13 +182,13 @@ def _heading_level(ln: Line, body_size: float, body_fonts: set[int]) -> tuple[in
     m = _NUMBERED.match(text)
     if m and distinct and not text.endswith(",") and len(m.group("title").split()) <= 14:
         num = m.group("num") or m.group("app")
-        return num.count(".") + 1, m.group("app") is not None, m.group("title").strip()
+        return Heading(num.count(".") + 1, m.group("app") is not None, m.group("title").strip())
     low = text.lower().strip(" .:")
     m = _APPENDIX_TITLE.match(text)
     if m and (distinct or low in _NAMED) and len(text.split()) <= 10:
-        return 1, True, text.strip()
+        return Heading(1, True, text.strip())
     if low in _NAMED and (distinct or low in ("abstract", "references", "bibliography")):
-        return 1, False, text.strip(" .:")
+        return Heading(1, False, text.strip(" .:"))
     return None
 
 
@@ -244,12 +245,12 @@ class _Words:
 
 
 class _Open:
-    """A unit being read: its pieces (line, column, text), what joins them, its last line."""
+    """A unit being read: its pieces, what joins them, its last line."""
 
     def __init__(self, kind: str = "text", float_env: str = ""):
         self.kind, self.float_env = kind, float_env
-        self.pieces: list = []
-        self.joins: list = []
+        self.pieces: list[Piece] = []
+        self.joins: list[str] = []
         self.prev: Line | None = None
 
 
@@ -301,12 +302,12 @@ class _Reader:
     def _heading(self, ln: Line) -> None:
         self.flush()
         self._flush_ref()
-        level, appendix, title = ln.heading
-        low = title.lower()
+        heading = ln.heading
+        low = heading.title.lower()
         if low == "abstract":
             self.b.abstract(ln.line_on_page)
         else:
-            self.b.heading(ln.line_on_page, title, level, appendix)
+            self.b.heading(ln.line_on_page, heading.title, heading.level, heading.appendix)
         self.in_refs = self.b.section.role == "references" and low != "abstract"
         self.seen_heading = True
 
@@ -353,14 +354,14 @@ class _Reader:
         text = text.strip()
         join = " "
         if unit.pieces:
-            prev_line, prev_col, prev_text = unit.pieces[-1]
-            m = re.search(r"([A-Za-z]+)-$", prev_text)
+            prev = unit.pieces[-1]
+            m = re.search(r"([A-Za-z]+)-$", prev.text)
             first = re.match(r"[a-z]+", text)
             if m and first:
                 if not self.words.keeps_hyphen(m.group(1), first.group(0)):
-                    unit.pieces[-1] = (prev_line, prev_col, prev_text[:-1])
+                    prev.text = prev.text[:-1]
                 join = ""
-        unit.pieces.append((ln.line_on_page, lead, text))
+        unit.pieces.append(Piece(ln.line_on_page, lead, text))
         unit.joins.append(join if len(unit.pieces) > 1 else "")
         unit.prev = ln
 

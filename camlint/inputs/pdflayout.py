@@ -19,6 +19,14 @@ _BOLD = re.compile(r"bold|bx|[-+,]bd|medi|semibold|demi|black|heavy|cmb\d", re.I
 _MONO = re.compile(r"cmtt|sftt|mono|courier|code|consol|inconsolata|typewriter|txtt|lmtt", re.I)
 
 
+@dataclass(frozen=True)
+class Heading:
+    """A line that reads and looks like a heading."""
+    level: int           # 1 section, 2 subsection, ...
+    appendix: bool       # numbered as an appendix (A, B.1) or titled so
+    title: str
+
+
 @dataclass
 class Line:
     page: int            # 1-based
@@ -34,7 +42,7 @@ class Line:
     column: str = "span"  # left | right | span
     kind: str = "body"   # body | running | pagenum | footnote | caption | heading | code
     line_on_page: int = 0
-    heading: tuple | None = None   # (level, appendix, title) for heading lines
+    heading: Heading | None = None   # for heading lines
 
 
 @dataclass
@@ -106,7 +114,7 @@ def _split_columns(reader, s: int, e: int, mid: float) -> list[tuple[int, int]]:
     writes them one after the other; split them again at a wide gap across the middle."""
     if s >= e:
         return []
-    if not mid or not (reader.box(s)[0] < mid - 10 < mid + 10 < reader.box(e - 1)[1]):
+    if not mid or not (reader.left(s) < mid - 10 < mid + 10 < reader.right(e - 1)):
         return [(s, e)]
     if reader.char_at(mid, reader.middle_y(s)) >= 0:
         return [(s, e)]                # text runs through the page middle: one line
@@ -114,14 +122,14 @@ def _split_columns(reader, s: int, e: int, mid: float) -> list[tuple[int, int]]:
     lo, hi = s, e - 1                  # first character right of the gutter's left edge
     while lo < hi:
         m = (lo + hi) // 2
-        if reader.box(m)[0] < mid - 30:
+        if reader.left(m) < mid - 30:
             lo = m + 1
         else:
             hi = m
     for k in range(max(s + 1, lo - 3), min(e - 1, lo + 12)):
         if text[k] != " " or text[k - 1] == " " or text[k + 1] == " ":
             continue
-        before, after = reader.box(k - 1)[1], reader.box(k + 1)[0]
+        before, after = reader.right(k - 1), reader.left(k + 1)
         if after - before >= COLUMN_GAP and before < mid + 30 and after > mid - 30:
             return [_trimmed(text, s, k), *_split_columns(reader, *_trimmed(text, k + 1, e), mid)]
     return [(s, e)]
@@ -137,10 +145,15 @@ class _LineReader:
         self._origin = (ctypes.c_double(), ctypes.c_double())
         self._buf = ctypes.create_string_buffer(128)
 
-    def box(self, i: int) -> tuple[float, float]:
-        """(left, right) of character i."""
+    def left(self, i: int) -> float:
+        """The left edge of character i."""
         self.raw.FPDFText_GetCharBox(self.tp, i, *self._box)
-        return self._box[0].value, self._box[1].value
+        return self._box[0].value
+
+    def right(self, i: int) -> float:
+        """The right edge of character i."""
+        self.raw.FPDFText_GetCharBox(self.tp, i, *self._box)
+        return self._box[1].value
 
     def middle_y(self, i: int) -> float:
         """Half way up character i."""
@@ -166,7 +179,7 @@ class _LineReader:
         probe = (s + e) // 2
         while probe < e - 1 and text[probe].isspace():
             probe += 1
-        x0, x1 = self.box(s)[0], self.box(e - 1)[1]
+        x0, x1 = self.left(s), self.right(e - 1)
         raw.FPDFText_GetCharOrigin(self.tp, probe, *self._origin)
         size = raw.FPDFText_GetFontSize(self.tp, probe)
         handle, name = self.font(probe)

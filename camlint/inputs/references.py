@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from camlint.latex.units import Citation
+
 _NUMERIC = re.compile(r"\[(\d{1,3}(?:\s*[,–-]\s*\d{1,3})*)\]")
 _NAME = r"[A-Z][A-Za-z'’\u00c0-\u017f-]+"
 _AUTHOR_YEAR = re.compile(rf"({_NAME})(?:\s+et\s+al\.?|\s+(?:and|&)\s+{_NAME})?(?:,\s*|\s+\()((?:19|20)\d{{2}})[a-z]?\b")
@@ -15,11 +17,11 @@ _ENTRY_NUMBER = re.compile(r"^\[(\d{1,3})\]\s*|^(\d{1,3})\.\s+(?=[A-Z])")
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 
-def citations(text: str) -> list[tuple[int, tuple[str, ...]]]:
-    """(position, keys) of every citation in a unit's text."""
-    out = [(m.start(), tuple(_numeric_keys(m.group(1)))) for m in _NUMERIC.finditer(text)]
-    out += [(m.start(), (f"{m.group(1)} {m.group(2)}".lower(),)) for m in _AUTHOR_YEAR.finditer(text)]
-    return sorted(out)
+def citations(text: str) -> list[Citation]:
+    """Every citation in a unit's text, in order."""
+    out = [Citation(m.start(), tuple(_numeric_keys(m.group(1)))) for m in _NUMERIC.finditer(text)]
+    out += [Citation(m.start(), (f"{m.group(1)} {m.group(2)}".lower(),)) for m in _AUTHOR_YEAR.finditer(text)]
+    return sorted(out, key=lambda c: (c.position, c.keys))
 
 
 def _numeric_keys(group: str) -> list[str]:

@@ -12,7 +12,7 @@ from camlint.extract import extract, relevant
 from camlint.findings import Evidence
 from camlint.keys import KEYS, MISSING, NOT_APPLICABLE, PARTIAL, REPORTED
 from camlint.latex.project import Project, load_project
-from camlint.latex.units import build_units
+from camlint.latex.document import build_units
 from camlint.problems import Problem
 from camlint.specfile import ignores_of, source_from, spec_evidence
 from camlint.suppress import parse_comment
@@ -28,7 +28,7 @@ def analyze_latex(path: Path, display: str, spec: Path | None = None, use_cache:
     except ValueError as exc:
         raise InputError(str(exc), display) from None
     from camlint.cache import ParseCache
-    from camlint.latex.units import collect_macros
+    from camlint.latex.macros import collect_macros
 
     cache = ParseCache(path, collect_macros(project)) if use_cache else None
     doc = build_units(project, relevant, cache)
