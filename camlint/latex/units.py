@@ -19,7 +19,8 @@ from camlint.latex import mathtext as M
 from camlint.latex.project import Project
 from camlint.latex.source import RawBlock, SourceFile
 from camlint.findings import MAX_PER_RULE_AND_FILE
-from camlint.problems import Problem
+from camlint.rules.base import Hit
+from camlint.rules.input import MALFORMED_LATEX
 
 # the optional argument excludes '[': a scan stops at the next `\section[` (linear time)
 _HEADING = re.compile(r"\\(part|chapter|section|subsection|subsubsection|paragraph|subparagraph)"
@@ -129,7 +130,7 @@ class Sentence:
 class DocumentText:
     units: list[Unit] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Hit] = field(default_factory=list)
     macros: dict[str, str] = field(default_factory=dict)
     raw_flags: dict[str, set[int]] = field(default_factory=dict)   # name -> sections whose raw text matched
     raw_sizes: list = field(default_factory=list)   # (priority, input side, section, offset)
@@ -513,7 +514,7 @@ class _Capped:
     """Problems of one kind in one file: the first few listed, the rest counted in one more
     (300 KB of `}` must not make 300k findings)."""
 
-    def __init__(self, f: SourceFile, out: list[Problem], what: str):
+    def __init__(self, f: SourceFile, out: list[Hit], what: str):
         self.f, self.out, self.what = f, out, what
         self.listed = self.more = self.first_more = 0
 
@@ -524,18 +525,18 @@ class _Capped:
             return
         self.listed += 1
         line, col = self.f.line_col(offset)
-        self.out.append(Problem("CAM004", message, self.f.display, line, col))
+        self.out.append(MALFORMED_LATEX.hit(message, self.f.display, line, col))
 
     def close(self) -> None:
         if self.more:
             line, col = self.f.line_col(self.first_more)
-            self.out.append(Problem("CAM004", f"{self.more} more {self.what} problem(s) in this file from "
+            self.out.append(MALFORMED_LATEX.hit(f"{self.more} more {self.what} problem(s) in this file from "
                                     "here, not listed one by one", self.f.display, line, col))
 
 
-def structural_problems(f: SourceFile) -> list[Problem]:
+def structural_problems(f: SourceFile) -> list[Hit]:
     """Unbalanced braces and begin/end mismatches (the text is still read)."""
-    problems: list[Problem] = []
+    problems: list[Hit] = []
     text = _without_raw_blocks(f)
     envs = _Capped(f, problems, "environment")
     for b in f.raw_blocks:   # code blocks are not LaTeX

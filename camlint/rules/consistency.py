@@ -1,6 +1,7 @@
 """CAM2xx: statements that contradict each other or the architecture."""
 from __future__ import annotations
 
+from camlint.rules import completeness
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 
@@ -158,6 +159,8 @@ ATTENTION_LOCATION_WITHOUT_HEADS = Rule(
     hint="Say how heads are combined (mean, max, sum, heads as channels) and whether before or "
          "after the ReLU.",
     check=check_attention_location_without_heads,
+    # heads is missing only under an attention location: this rule says so
+    supersedes=tuple(r for r in completeness.RULES if r.item == "heads"),
 )
 
 

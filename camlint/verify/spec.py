@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from camlint import vocab
-from camlint.presets import find_preset
+from camlint.keys import MISSING
+from camlint.presets import apply_preset, find_preset, preset_name
+from camlint.safety.paths import LinkLoop, resolved_inside
 from camlint.verify.modelargs import MAX_IMG_SIDE, is_int, is_number
 
 
@@ -199,25 +201,25 @@ def _inside(base: Path, rel, what: str, errors: list[str]) -> Path | None:
     if not isinstance(rel, str) or not rel or "\0" in rel or len(rel) > 4096:
         errors.append(f"{what} must be a file name relative to the spec's folder, not {_show(rel)}")
         return None
-    target = (base / rel).resolve()
     try:
-        target.relative_to(base.resolve())
-    except ValueError:
-        errors.append(f"{what}: {rel} leaves the spec's folder; it is not read")
+        target = resolved_inside(base / rel, base)
+    except LinkLoop:
+        errors.append(f"{what}: {rel} is a link that loops; it is not read")
         return None
+    if target is None:
+        errors.append(f"{what}: {rel} leaves the spec's folder; it is not read")
     return target
 
 
 def expand_preset(data: dict) -> dict:
     """Keys a preset fixes fill the keys the spec leaves open."""
-    method = data.get("method")
-    name = method.get("preset") if isinstance(method, dict) else None
-    preset = find_preset(name) if isinstance(name, str) and name else None
+    name = preset_name(data)
+    preset = find_preset(name) if isinstance(name, str) else None
     if preset is None:
         return data
-    out = dict(preset.fixes)
-    out.update({k: v for k, v in data.items() if v is not None and not vocab.is_placeholder(v)})
-    given = method.get("name")
+    out = {k: v for k, v in data.items() if v is not None and not vocab.is_placeholder(v)}
+    apply_preset(preset, out, (MISSING,))   # a value the spec states is executed as stated
+    given = data["method"].get("name")
     named = vocab.canonical("method", given).value if isinstance(given, str) and given else None
     if named and named != vocab.canonical("method", preset.fixes["method"]).value:
         out["_conflict"] = f"method: name {given!r} does not match preset {preset.name} " \
