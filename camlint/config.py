@@ -16,7 +16,10 @@ from pathlib import Path
 
 from camlint.core.severity import SEVERITIES, Severity
 from camlint.errors import InputError
+from camlint.formats import FORMATS
+from camlint.safeio import NotRegularFile, read_regular
 from camlint.selectors import Layer, check_selectors, enabled, matches, most_specific, split_values
+from camlint.yamlsafe import YAMLInputError, loads
 
 __all__ = ["Config", "CliOverrides", "load_config", "find_config_file", "matches"]
 
@@ -144,8 +147,6 @@ class Config:
 
 
 def _read_text(path: Path) -> str:
-    from camlint.safeio import NotRegularFile, read_regular
-
     try:
         raw = read_regular(path, MAX_CONFIG_BYTES, "configuration file")   # never blocks on a FIFO
     except NotRegularFile as exc:
@@ -165,8 +166,6 @@ def _read(path: Path) -> dict | None:
     """The camlint table of a configuration file (None: a pyproject.toml without [tool.camlint])."""
     text = _read_text(path)
     if path.suffix in (".yaml", ".yml"):
-        from camlint.yamlsafe import YAMLInputError, loads
-
         try:
             data = loads(text).data
         except YAMLInputError as exc:
@@ -225,8 +224,6 @@ def _pattern_map(table: dict, name: str, where: str) -> dict[str, list[str]]:
 
 
 def _from_table(table: dict, source: Path) -> Config:
-    from camlint.formats import FORMATS
-
     where = str(source)
     unknown = sorted(str(k) for k in set(table) - set(SETTINGS))
     if unknown:

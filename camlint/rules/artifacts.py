@@ -6,6 +6,7 @@ from pathlib import Path
 
 from camlint.rules.base import Hit, Rule
 from camlint.safety.paths import LinkLoop, resolved_inside
+from camlint.verify.declared import input_keys   # one matching rule for check and verify (torch-free)
 
 MAX_HASH_BYTES = 2 * 1024 ** 3
 
@@ -125,8 +126,6 @@ HASH_MISMATCH = Rule(
 
 def check_artifact_input_unknown(a):
     for src in a.specs:
-        from camlint.verify.spec import input_keys   # one matching rule for check and verify
-
         inputs = src.data.get("inputs") if isinstance(src.data.get("inputs"), list) else []
         names = set().union(*(input_keys(i) for i in inputs if isinstance(i, dict)))
         for n, art in enumerate(_list(src.data.get("artifacts"))):
