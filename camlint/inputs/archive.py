@@ -58,8 +58,9 @@ def check_archive(path: Path, display: str, *, spec: Path | None = None, config=
     except Refused as exc:
         a = Analysis(path=display, kind="archive", uses_cam=False)
         a.anchor = (display, 1, 1)
-        a.problems.append(exc.rule.hit(exc.message, display, 1, 1,
-                                       hint="Check the unpacked sources instead, after looking at what the archive holds."))
+        a.problems.append(exc.rule.hit(
+            exc.message, display, 1, 1,
+            hint="Check the unpacked sources instead, after looking at what the archive holds."))
         return report_of(a, config)
 
 
@@ -213,7 +214,8 @@ def find_main(root: Path, members: dict[str, bytes], main: str | None) -> str:
         want = main.replace("\\", "/").strip("/")
         hits = [r for r in members if r == want] or [r for r in members if r.rsplit("/", 1)[-1] == want]
         if len(hits) != 1:
-            raise Refused(INCLUDE_MISSING, f"--main {main}: {'no such member' if not hits else 'several members match'}")
+            raise Refused(INCLUDE_MISSING,
+                          f"--main {main}: {'no such member' if not hits else 'several members match'}")
         return hits[0]
     mains = [r for r, c in members.items() if r.lower().endswith(".tex") and _DOCUMENTCLASS.search(c[:_HEAD])]
     if mains:

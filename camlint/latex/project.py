@@ -171,8 +171,8 @@ def _in_raw_block(src: SourceFile, offset: int) -> bool:
 
 def _resolve(project: Project, src: SourceFile, base: Path, name: str, line: int, col: int) -> Path | None:
     if os.path.isabs(name.strip()):
-        project.problems.append(INCLUDE_OUTSIDE_PROJECT.hit(f"{name} is an absolute path outside the project; not read",
-                                                            src.display, line, col))
+        project.problems.append(INCLUDE_OUTSIDE_PROJECT.hit(
+            f"{name} is an absolute path outside the project; not read", src.display, line, col))
         return None
     for cand in _candidates(base, name):
         try:
@@ -182,8 +182,8 @@ def _resolve(project: Project, src: SourceFile, base: Path, name: str, line: int
                                                          src.display, line, col))
             return None
         if res is None:
-            project.problems.append(INCLUDE_OUTSIDE_PROJECT.hit(f"{name} resolves outside the project folder; not read",
-                                                                src.display, line, col))
+            project.problems.append(INCLUDE_OUTSIDE_PROJECT.hit(
+                f"{name} resolves outside the project folder; not read", src.display, line, col))
             return None
         if res.exists() and not res.is_dir():   # a FIFO or device is refused when read (CAM005)
             return res

@@ -191,7 +191,7 @@ def _mask_command(src: SourceFile, chars: list[str], i: int, verbatim: set[str])
                 break
         else:
             src.problem(MALFORMED_LATEX, f"{m.group(0)} opened here is never closed by \\fi: the rest of "
-                        "the file is skipped as LaTeX would skip it", i)
+                                         "the file is skipped as LaTeX would skip it", i)
         _blank(chars, i, j)
         return j
     return i + 2
@@ -208,8 +208,8 @@ def read_source(path: Path, display: str, verbatim: set[str]) -> SourceFile:
     src.line_starts = _line_starts(src.text)
     if mixed:   # a file wholly in latin-1 is one encoding; a mix is a damaged file
         first = latin1_lines[0]
-        src.problem(MIXED_ENCODING, f"{len(latin1_lines)} line(s) are not valid UTF-8 (first: line {first}) in a "
-                    "file that is otherwise UTF-8; they were read as latin-1",
+        src.problem(MIXED_ENCODING, f"{len(latin1_lines)} line(s) are not valid UTF-8 (first: line {first}) "
+                                    "in a file that is otherwise UTF-8; they were read as latin-1",
                     src.line_starts[first - 1] if first <= len(src.line_starts) else 0)
     mask(src, verbatim | verbatim_envs_defined(src.text))
     return src

@@ -531,7 +531,7 @@ class _Capped:
         if self.more:
             line, col = self.f.line_col(self.first_more)
             self.out.append(MALFORMED_LATEX.hit(f"{self.more} more {self.what} problem(s) in this file from "
-                                    "here, not listed one by one", self.f.display, line, col))
+                                                "here, not listed one by one", self.f.display, line, col))
 
 
 def structural_problems(f: SourceFile) -> list[Hit]:

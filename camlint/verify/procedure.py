@@ -122,8 +122,8 @@ def _tokens(data: dict, errors: list[str]) -> tuple[tuple, str]:
     if tokens is None or vocab.is_not_applicable(tokens):
         return ("cls", "dist", "registers"), "patch_tokens"   # n/a: a model without prefix tokens
     tokens = as_mapping(tokens, "tokens", errors)
-    drop = tuple(canonical_value("tokens.drop", d, errors, "tokens.drop") for d in as_list(tokens.get("drop"), "tokens.drop",
-                                                                                  errors)[:8])
+    drop = tuple(canonical_value("tokens.drop", d, errors, "tokens.drop")
+                 for d in as_list(tokens.get("drop"), "tokens.drop", errors)[:8])
     grads = one_of(tokens.get("gradients_from", "patch_tokens"), "tokens.gradients_from", errors,
                     vocab.GRADIENT_SOURCES, "patch_tokens")
     return tuple(d for d in drop if d), grads
@@ -192,7 +192,8 @@ def procedure_from(data: dict, errors: list[str]) -> Procedure:
     order, grid = _reshape(data, errors)
     rule_weighting, rule_relu = METHOD_RULES.get(method, ("gap_gradients", ("after_combination",)))
     weighting = data.get("weighting")
-    weighting = rule_weighting if weighting in (None, "method_rule") else canonical_value("weighting", weighting, errors, "weighting")
+    weighting = rule_weighting if weighting in (None, "method_rule") else \
+        canonical_value("weighting", weighting, errors, "weighting")
     if weighting == "eigen" and method == "eigengradcam":
         weighting = "eigen_grad"
     if grads == "cls" and weighting not in ("gap_gradients", "cls_gradient"):
