@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from camlint.findings import Evidence
 from camlint.judge import status_of
 from camlint.keys import MISSING, PARTIAL
+from camlint.vocab import is_placeholder
 
 GRADCAM_TAIL = {"heads": "n/a", "reshape": {"grid": "auto", "order": "row_major"},
                 "postprocess": {"normalize": "minmax", "eps": 1e-7, "upsample": "bilinear",
@@ -179,10 +180,17 @@ def apply_preset(preset: Preset, values: dict, open_statuses: tuple = OPEN) -> l
     `open_statuses`) takes the preset's value. Returns the keys it filled."""
     filled = []
     for key, value in preset.fixes.items():
-        if status_of(key, values.get(key)) in open_statuses:
+        if _is_open(key, values.get(key), open_statuses):
             values[key] = value
             filled.append(key)
     return filled
+
+
+def _is_open(key: str, value: object, open_statuses: tuple) -> bool:
+    if value is None or is_placeholder(value):
+        return MISSING in open_statuses
+    # only a partial value is judged: verify reads specs whose values may have the wrong type
+    return PARTIAL in open_statuses and status_of(key, value) == PARTIAL
 
 
 def apply_presets(followed: list[tuple[Preset, Evidence]], values: dict, evidence: dict) -> None:

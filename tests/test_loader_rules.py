@@ -106,6 +106,8 @@ def test_one_preset_applier_fills_open_keys_lint_and_verify_alike():
     verify = expand_preset(stated)       # verify executes a stated (partial) value as stated
     assert verify["postprocess"] == {"normalize": "max"} and verify["layer"] == {"block": -1}
     assert verify["_preset"] == preset.name
+    # a value of the wrong type is left for the spec checks to report, not judged
+    assert expand_preset({**stated, "target": 5})["target"] == 5
 
 
 @pytest.mark.parametrize("module, absent", [("camlint.latex.analyze", "camlint.check"),
