@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from camlint.findings import Evidence
 from camlint.keys import KEYS
-from camlint.problems import Problem
+
+if TYPE_CHECKING:   # rules.base imports this module
+    from camlint.rules.base import Hit
 
 
 @dataclass
@@ -31,7 +34,7 @@ class Analysis:
     values: dict = field(default_factory=dict)           # key -> camspec-shaped value
     statuses: dict = field(default_factory=dict)         # key -> status
     evidence: dict = field(default_factory=lambda: {k: [] for k in KEYS})
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Hit] = field(default_factory=list)    # found by the loaders, each naming its rule
     specs: list[SpecSource] = field(default_factory=list)
     prose: object = None                        # camlint.extract.Extraction for LaTeX documents
     anchor: tuple[str, int, int] = ("", 1, 1)   # where document-level findings point

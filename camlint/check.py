@@ -8,20 +8,11 @@ from pathlib import Path
 from camlint.engine import report_of
 from camlint.errors import InputError
 from camlint.findings import DocumentReport
-from camlint.safeio import inside
+from camlint.safety.paths import display_path, inside  # noqa: F401  (display_path: re-exported)
 from camlint.specfile import SPEC_SUFFIXES, analyze_spec
 from camlint.yamlsafe import YAMLInputError
 
 TEX_SUFFIXES = (".tex", ".ltx", ".latex")
-
-
-def display_path(path: Path) -> str:
-    """Relative to the working directory when inside it (stable in CI logs and SARIF)."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if rel.startswith("..") else rel
 
 
 def check_file(path: Path, *, spec: Path | None = None, config=None, display: str | None = None,

@@ -14,13 +14,17 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 
+from camlint.core.severity import SEVERITIES, Severity
 from camlint.errors import InputError
+from camlint.formats import FORMATS
+from camlint.safeio import NotRegularFile, read_regular
 from camlint.selectors import Layer, check_selectors, enabled, matches, most_specific, split_values
+from camlint.yamlsafe import YAMLInputError, loads
 
 __all__ = ["Config", "CliOverrides", "load_config", "find_config_file", "matches"]
 
 CONFIG_NAMES = (".camlint.toml", ".camlint.yaml", ".camlint.yml", "pyproject.toml")
-LEVELS = ("error", "warning", "info")
+LEVELS = tuple(s.value for s in SEVERITIES)   # plain words, for messages
 MAX_CONFIG_BYTES = 1024 * 1024
 # Folders and files never searched in folder mode unless `exclude` replaces this list.
 DEFAULT_EXCLUDE = (".*", "node_modules/", "__pycache__/", "venv/", "build/", "dist/")
@@ -62,10 +66,10 @@ class Config:
     extend_select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     extend_ignore: list[str] = field(default_factory=list)
-    severity: dict[str, str] = field(default_factory=dict)
+    severity: dict[str, Severity] = field(default_factory=dict)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     extend_per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
-    fail_on: str = "error"
+    fail_on: Severity = Severity.ERROR
     format: str = "text"
     exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     extend_exclude: list[str] = field(default_factory=list)
@@ -112,13 +116,8 @@ class Config:
         rel = self.relative(path)
         return bool(self.camspecs) and rel is not None and _spec(tuple(self.camspecs)).match_file(rel)
 
-    def severity_for(self, rule, default: str) -> str:
+    def severity_for(self, rule, default: Severity) -> Severity:
         return most_specific(rule, self.severity) or default
-
-    def apply_suppressions(self, analysis, findings):
-        from camlint.suppress import apply
-
-        return apply(analysis, findings)
 
     def with_overrides(self, o: CliOverrides) -> "Config":
         c = Config(**{f.name: getattr(self, f.name) for f in fields(self)})
@@ -128,7 +127,7 @@ class Config:
             if getattr(o, flag):
                 c.origins[setting] = f"{c.origins.get(setting, 'default')}, then --{setting} on the command line"
         if o.fail_on:
-            c.fail_on, c.origins["fail-on"] = o.fail_on, "command line (--fail-on)"
+            c.fail_on, c.origins["fail-on"] = Severity(o.fail_on), "command line (--fail-on)"
         if o.format:
             c.format, c.origins["format"] = o.format, "command line (--format)"
         return c
@@ -148,8 +147,6 @@ class Config:
 
 
 def _read_text(path: Path) -> str:
-    from camlint.safeio import NotRegularFile, read_regular
-
     try:
         raw = read_regular(path, MAX_CONFIG_BYTES, "configuration file")   # never blocks on a FIFO
     except NotRegularFile as exc:
@@ -169,8 +166,6 @@ def _read(path: Path) -> dict | None:
     """The camlint table of a configuration file (None: a pyproject.toml without [tool.camlint])."""
     text = _read_text(path)
     if path.suffix in (".yaml", ".yml"):
-        from camlint.yamlsafe import YAMLInputError, loads
-
         try:
             data = loads(text).data
         except YAMLInputError as exc:
@@ -229,8 +224,6 @@ def _pattern_map(table: dict, name: str, where: str) -> dict[str, list[str]]:
 
 
 def _from_table(table: dict, source: Path) -> Config:
-    from camlint.formats import FORMATS
-
     where = str(source)
     unknown = sorted(str(k) for k in set(table) - set(SETTINGS))
     if unknown:
@@ -247,11 +240,11 @@ def _from_table(table: dict, source: Path) -> Config:
     if not isinstance(sev, dict) or any(not isinstance(v, str) or v not in LEVELS for v in sev.values()):
         raise InputError("severity must map rule selectors to error, warning or info", where)
     check_selectors(list(sev), where, "severity")
-    c.severity = dict(sev)
+    c.severity = {selector: Severity(level) for selector, level in sev.items()}
     c.per_file_ignores = _pattern_map(table, "per-file-ignores", where)
     c.extend_per_file_ignores = _pattern_map(table, "extend-per-file-ignores", where)
     if "fail-on" in table:
-        c.fail_on = _choice(table, "fail-on", LEVELS, where)
+        c.fail_on = Severity(_choice(table, "fail-on", LEVELS, where))
     if "format" in table:
         c.format = _choice(table, "format", tuple(FORMATS), where)
     for name in ("exclude", "extend-exclude", "camspecs"):

@@ -5,9 +5,12 @@ import bisect
 from dataclasses import replace
 
 from camlint.analysis import Analysis
+from camlint.core.severity import Severity
 from camlint.findings import ChecklistEntry, DocumentReport, Finding, cap_per_rule_and_file
 from camlint.keys import KEYS, NOT_APPLICABLE
-from camlint.rules import RULES
+from camlint.presets import find_preset, preset_name
+from camlint.rules import RULES, Hit, Rule
+from camlint.suppress import apply as apply_suppressions
 
 
 def _section_of(analysis: Analysis, file: str, line: int) -> str:
@@ -17,15 +20,25 @@ def _section_of(analysis: Analysis, file: str, line: int) -> str:
     return analysis.sections[(file, starts[i])] if i >= 0 else ""
 
 
+def _hits_by_rule(analysis: Analysis, config) -> dict[Rule, list[Hit]]:
+    """The hits of every enabled rule, less those a rule that fired supersedes.
+
+    A superseding rule is run even when disabled: disabling the precise rule must not bring
+    back the vague finding it replaces."""
+    wanted = {r for r in RULES if config is None or config.enabled(r)}
+    run = wanted | {r for r in RULES if wanted.intersection(r.supersedes)}
+    hits = {rule: list(rule.hits(analysis)) for rule in RULES if rule in run}
+    superseded = {old for rule, found in hits.items() if found for old in rule.supersedes}
+    return {rule: found for rule, found in hits.items() if rule in wanted and rule not in superseded}
+
+
 def findings_of(analysis: Analysis, config=None) -> list[Finding]:
     out: list[Finding] = []
-    for rule in RULES:
-        if config is not None and not config.enabled(rule):
-            continue
-        for hit in rule.check(analysis):
+    for rule, hits in _hits_by_rule(analysis, config).items():
+        for hit in hits:
             if config is not None and config.ignored_in(rule, hit.file):
                 continue
-            severity = hit.severity or rule.severity
+            severity = Severity(hit.severity or rule.severity)
             if config is not None:
                 severity = config.severity_for(rule, severity)
             out.append(Finding(
@@ -49,7 +62,7 @@ def report_of(analysis: Analysis, config=None) -> DocumentReport:
             for e in analysis.evidence.get(key) or []])
     findings = findings_of(analysis, config)
     if config is not None:
-        findings, suppressed = config.apply_suppressions(analysis, findings)
+        findings, suppressed = apply_suppressions(analysis, findings)
         rep.suppressed = suppressed
     rep.findings = cap_per_rule_and_file(findings)
     rep.spec = analysis.specs[0].data if analysis.specs else None
@@ -59,12 +72,9 @@ def report_of(analysis: Analysis, config=None) -> DocumentReport:
 
 def presets_followed(analysis: Analysis) -> list[str]:
     """Names of the published adaptations the document cites or names (prose) or sets (camspec)."""
-    from camlint.presets import find_preset
-
     names = [p.name for p, _ in (getattr(analysis.prose, "presets", None) or [])]
     for src in analysis.specs:
-        method = src.data.get("method") if isinstance(src.data, dict) else None
-        preset = find_preset(method.get("preset")) if isinstance(method, dict) and method.get("preset") else None
+        preset = find_preset(name) if (name := preset_name(src.data)) else None
         if preset is not None:
             names.append(preset.name)
     return list(dict.fromkeys(names))

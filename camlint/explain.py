@@ -45,11 +45,14 @@ def rule_page(rule) -> str:
     """The Markdown page of a rule (rules/CAMxxx-name.md and `camlint explain`)."""
     lang = "yaml" if rule.example_format == "yaml" else "latex"
     item = f"`{rule.item}`" if rule.item else "none (document level)"
+    replaces = [f"Where it fires, it replaces {', '.join(f'{r.code} ({r.name})' for r in rule.supersedes)}, "
+                "which says the same less precisely.", ""] if rule.supersedes else []
     return "\n".join([
         f"# {rule.code} {rule.name}",
         "",
         f"Group: {GROUPS[rule.code[:4]]}. Checklist item: {item}. Default severity: {rule.severity}.",
         "",
+        *replaces,
         "## What it checks",
         "",
         rule.summary,

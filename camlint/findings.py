@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
+from camlint.core.severity import SEVERITIES, SEVERITY_RANK, Severity  # noqa: F401  (re-exported)
 from camlint.keys import KEYS, MISSING
 
-SEVERITIES = ("error", "warning", "info")
-SEVERITY_RANK = {"info": 1, "warning": 2, "error": 3}
 
 
 @dataclass(frozen=True)
@@ -14,7 +13,7 @@ class Finding:
     code: str
     name: str
     item: str | None          # checklist key, or None for input problems
-    severity: str
+    severity: Severity
     message: str
     hint: str
     file: str

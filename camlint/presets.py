@@ -10,6 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from camlint.findings import Evidence
+from camlint.judge import status_of
+from camlint.keys import MISSING, PARTIAL
+from camlint.vocab import is_placeholder
+
 GRADCAM_TAIL = {"heads": "n/a", "reshape": {"grid": "auto", "order": "row_major"},
                 "postprocess": {"normalize": "minmax", "eps": 1e-7, "upsample": "bilinear",
                                 "size": "input", "order": "pytorch-grad-cam"}}
@@ -156,3 +161,40 @@ def find_preset(name: str) -> Preset | None:
 def presets_cited(texts) -> list[Preset]:
     """Presets whose paper or name appears in any of `texts` (bibliography titles, prose)."""
     return [p for p in PRESETS if any(p.matches(t) for t in texts)]
+
+
+def preset_name(spec: object):
+    """What a camspec writes under `method: {preset: NAME}`, or None."""
+    method = spec.get("method") if isinstance(spec, dict) else None
+    name = method.get("preset") if isinstance(method, dict) else None
+    return name or None
+
+
+# A followed preset fills the keys a paper leaves missing or only partly reported; `camlint
+# verify` fills only missing ones (a partial value the spec states is executed as stated).
+OPEN = (MISSING, PARTIAL)
+
+
+def apply_preset(preset: Preset, values: dict, open_statuses: tuple = OPEN) -> list[str]:
+    """The one preset applier: each key the preset fixes that `values` leaves open (its status in
+    `open_statuses`) takes the preset's value. Returns the keys it filled."""
+    filled = []
+    for key, value in preset.fixes.items():
+        if _is_open(key, values.get(key), open_statuses):
+            values[key] = value
+            filled.append(key)
+    return filled
+
+
+def _is_open(key: str, value: object, open_statuses: tuple) -> bool:
+    if value is None or is_placeholder(value):
+        return MISSING in open_statuses
+    # only a partial value is judged: verify reads specs whose values may have the wrong type
+    return PARTIAL in open_statuses and status_of(key, value) == PARTIAL
+
+
+def apply_presets(followed: list[tuple[Preset, Evidence]], values: dict, evidence: dict) -> None:
+    """Presets a document follows, in order; each filled key gets the preset as first evidence."""
+    for preset, ev in followed:
+        for key in apply_preset(preset, values):
+            evidence[key] = [ev] + evidence[key]

@@ -10,6 +10,8 @@ import os
 import stat
 from pathlib import Path
 
+from camlint.safety.paths import inside  # noqa: F401  (the one containment check; kept here for old imports)
+
 CHUNK = 1 << 20
 
 
@@ -59,12 +61,3 @@ def read_regular(path: Path, limit: int, what: str = "file", truncate: bool = Fa
         return b"".join(chunks)
     finally:
         os.close(fd)
-
-
-def inside(path: Path, root: Path) -> bool:
-    """Whether `path` (already resolved) lies in the folder `root` (already resolved)."""
-    try:
-        path.relative_to(root)
-        return True
-    except ValueError:
-        return False

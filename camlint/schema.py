@@ -9,11 +9,13 @@ import functools
 
 from camlint import vocab
 from camlint.keys import KEYS
-from camlint.problems import Problem
 from camlint.resources import camspec_schema
+from camlint.rules.base import Hit, Rule
+from camlint.rules.spec import SPEC_DUPLICATE_KEY as DUPLICATE_KEY
+from camlint.rules.spec import SPEC_INVALID_VALUE as INVALID
+from camlint.rules.spec import SPEC_NONCANONICAL_VALUE as NONCANONICAL
+from camlint.rules.spec import SPEC_UNKNOWN_KEY as UNKNOWN_KEY
 from camlint.yamlsafe import LoadedYAML
-
-INVALID, UNKNOWN_KEY, NONCANONICAL, DUPLICATE_KEY = "CAM301", "CAM302", "CAM303", "CAM304"
 
 _JSON_TYPES = {"integer": "an integer", "number": "a number", "string": "a string",
                "object": "a mapping", "array": "a list", "boolean": "true or false", "null": "null"}
@@ -77,8 +79,8 @@ def _example(schema: dict) -> str:
     return " or ".join(repr(e) if isinstance(e, str) else str(e) for e in examples[:2])
 
 
-def _message(error) -> tuple[str, str, tuple]:
-    """(code, sentence, path) for one leaf error."""
+def _message(error) -> tuple[Rule, str, tuple]:
+    """(rule, sentence, path) for one leaf error."""
     path = tuple(error.absolute_path)
     where = dotted(path)
     schema = error.schema if isinstance(error.schema, dict) else {}
@@ -169,13 +171,13 @@ def _relevance(error) -> tuple:
     return (order, -len(path))
 
 
-def validate(data: object, loaded: LoadedYAML, file: str) -> list[Problem]:
+def validate(data: object, loaded: LoadedYAML, file: str) -> list[Hit]:
     """Schema problems, one per failed location, most relevant first, each at its YAML line."""
-    problems: list[Problem] = []
+    problems: list[Hit] = []
     if not isinstance(data, dict):
         line, col = loaded.position(())
-        return [Problem(INVALID, f"a camspec is a mapping of checklist keys, not {_describe(data)}",
-                        file, line, col)]
+        return [INVALID.hit(f"a camspec is a mapping of checklist keys, not {_describe(data)}",
+                            file, line, col)]
     seen = set()
     for error in sorted(validator().iter_errors(data), key=_relevance):
         if error.validator in ("if", "then"):
@@ -189,13 +191,12 @@ def validate(data: object, loaded: LoadedYAML, file: str) -> list[Problem]:
             continue
         if vocab.is_placeholder(leaf.instance) and path and path[0] in KEYS:
             continue   # TODO / TBD: a completeness question, not a wrong value
-        code, text, at = _message(leaf)
-        if (code, at) in seen:
+        rule, text, at = _message(leaf)
+        if (rule.code, at) in seen:
             continue
-        seen.add((code, at))
+        seen.add((rule.code, at))
         line, col = loaded.position(at)
-        item = path[0] if path and path[0] in KEYS else None
-        problems.append(Problem(code, text, file, line, col, item=item))
+        problems.append(rule.hit(text, file, line, col))
     for message, line, col in loaded.warnings:
-        problems.append(Problem(DUPLICATE_KEY, message, file, line, col))
+        problems.append(DUPLICATE_KEY.hit(message, file, line, col))
     return problems

@@ -8,6 +8,9 @@ from camlint.analysis import Analysis, SpecSource
 from camlint.architectures import architecture_of
 from camlint.findings import Evidence
 from camlint.keys import KEYS
+from camlint.presets import Preset, apply_presets, find_preset, preset_name
+from camlint.rules.spec import UNKNOWN_PRESET
+from camlint.suppress import parse_ignore_entry
 from camlint.yamlsafe import LoadedYAML, loads, read_text
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
@@ -45,7 +48,8 @@ def analyze_spec(path: Path, display: str) -> Analysis:
     a.specs.append(src)
     a.problems.extend(schema.validate(loaded.data, loaded, display))
     a.values = spec_values(src.data)
-    _preset_values(a, src)
+    followed = spec_preset(src, a.problems)
+    apply_presets([followed] if followed else [], a.values, a.evidence)
     a.arch = architecture_of(a.values)
     a.statuses = judge.statuses(a.values, prefix_tokens=None if a.arch is None else a.arch.num_prefix_tokens > 0)
     a.evidence.update(spec_evidence(src, text_lines))
@@ -54,31 +58,23 @@ def analyze_spec(path: Path, display: str) -> Analysis:
     return a
 
 
-def _preset_values(a: Analysis, src: SpecSource) -> None:
-    """`method: {preset: NAME}` fixes the keys the preset fixes, where the spec leaves them open."""
-    from camlint.presets import find_preset
-    from camlint.problems import Problem
-
-    method = src.data.get("method")
-    name = method.get("preset") if isinstance(method, dict) else None
+def spec_preset(src: SpecSource, problems: list) -> tuple[Preset, Evidence] | None:
+    """The preset a camspec follows (`method: {preset: NAME}`) and where it says so; an unknown
+    name is a problem (CAM306) and follows nothing."""
+    name = preset_name(src.data)
     if not name:
-        return
+        return None
     line, col = src.position(("method", "preset"))
     preset = find_preset(name)
     if preset is None:
-        a.problems.append(Problem("CAM306", f"unknown preset {name!r} (camlint presets lists them)",
-                                  src.file, line, col))
-        return
-    for key, value in preset.fixes.items():
-        if judge.status_of(key, a.values.get(key)) in ("missing", "partial"):
-            a.values[key] = value
-            a.evidence[key] = [Evidence(src.file, line, col, f"preset: {name}")]
+        problems.append(UNKNOWN_PRESET.hit(f"unknown preset {name!r} (camlint presets lists them)",
+                                           src.file, line, col))
+        return None
+    return preset, Evidence(src.file, line, col, f"preset: {name}")
 
 
 def ignores_of(src: SpecSource) -> list:
     """Directives from a spec's x-camlint-ignore list."""
-    from camlint.suppress import parse_ignore_entry
-
     entries = src.data.get("x-camlint-ignore")
     if not isinstance(entries, list):
         return []

@@ -3,17 +3,21 @@
 supplements an `x-camlint-ignore` list. Suppressions that match nothing are reported."""
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, replace
 
-from camlint.config import matches
-from camlint.findings import Finding
+from camlint.findings import Finding, cap_per_rule_and_file
+from camlint.rules import BY_CODE, RULES
+from camlint.rules.base import Rule
+from camlint.rules.input import BLANKET_SUPPRESSION, UNKNOWN_SUPPRESSION, UNUSED_SUPPRESSION
+from camlint.rules.input import RULES as INPUT_RULES
+from camlint.selectors import matches
 
 # Parsed in two linear steps (the head, then a split at "--"): one regex over the whole comment
 # backtracked quadratically on a 30 KB line of spaces.
 _HEAD = re.compile(r"camlint:\s*(disable-next-line|disable|enable)\s*=")
 _SELECTORS = re.compile(r"[A-Za-z0-9_,\- ]+")
-UNUSED_CODE, UNKNOWN_CODE, BLANKET_CODE = "CAM006", "CAM007", "CAM009"
 BLANKET = ("ALL", "CAM")     # selectors that name every rule
 
 
@@ -50,15 +54,13 @@ def parse_ignore_entry(entry: str, file: str, line: int, col: int) -> Directive:
 def selects(selector: str, rule) -> bool:
     """Whether a suppression's selector hides `rule`. ALL never hides an input finding (CAM0xx):
     a file camlint could not read in full is never silenced wholesale."""
-    if selector.strip().upper() in BLANKET and rule.code.startswith("CAM0"):
+    if selector.strip().upper() in BLANKET and rule in INPUT_RULES:
         return False
     return matches(rule, selector)
 
 
 def _order_of(analysis):
     """analysis.order by bisection: a file's segments are disjoint and in line order."""
-    import bisect
-
     per_file: dict[str, list[tuple[int, int, int]]] = {}
     base = 0
     for seg_file, first, last in analysis.segments:
@@ -81,8 +83,6 @@ def _order_of(analysis):
 def _hits(analysis, findings: list[Finding], directives: list[Directive]) -> list[int | None]:
     """For each finding, the index of the first directive (in list order) that hides it, in one
     sweep per rule over the reading order (not findings x directives x enables)."""
-    from camlint.rules import BY_CODE
-
     order = _order_of(analysis)
     enables = [e for e in analysis.suppressions if e.kind == "enable"]
     out: list[int | None] = [None] * len(findings)
@@ -120,8 +120,6 @@ def _hits(analysis, findings: list[Finding], directives: list[Directive]) -> lis
 
 
 def apply(analysis, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
-    from camlint.findings import cap_per_rule_and_file
-
     kept, suppressed = [], []
     directives = [d for d in analysis.suppressions if d.kind != "enable"]
     for f, k in zip(findings, _hits(analysis, findings, directives)):
@@ -136,22 +134,17 @@ def apply(analysis, findings: list[Finding]) -> tuple[list[Finding], list[Findin
 
 def _meta_findings(directives: list[Directive]):
     """Suppressions that name unknown rules, hide nothing, or hide everything without a reason."""
-    from camlint.rules import RULES
-
     known: dict[str, bool] = {}
     for d in directives:
         unknown = [s for s in d.selectors
                    if not known.setdefault(s, any(matches(r, s) for r in RULES))]
         if unknown:
-            yield _meta(UNKNOWN_CODE, f"suppression names unknown rule(s) {', '.join(unknown)}", d)
+            yield _meta(UNKNOWN_SUPPRESSION, f"suppression names unknown rule(s) {', '.join(unknown)}", d)
         elif d.kind != "enable" and not d.used:
-            yield _meta(UNUSED_CODE, f"suppression of {', '.join(d.selectors)} suppresses nothing", d)
+            yield _meta(UNUSED_SUPPRESSION, f"suppression of {', '.join(d.selectors)} suppresses nothing", d)
         if d.kind != "enable" and not d.reason and any(s.strip().upper() in BLANKET for s in d.selectors):
-            yield _meta(BLANKET_CODE, f"suppression of {', '.join(d.selectors)} gives no reason", d)
+            yield _meta(BLANKET_SUPPRESSION, f"suppression of {', '.join(d.selectors)} gives no reason", d)
 
 
-def _meta(code: str, message: str, d: Directive) -> Finding:
-    from camlint.rules import BY_CODE
-
-    rule = BY_CODE[code]
-    return Finding(code, rule.name, None, rule.severity, message, rule.hint, d.file, d.line, d.col)
+def _meta(rule: Rule, message: str, d: Directive) -> Finding:
+    return Finding(rule.code, rule.name, None, rule.severity, message, rule.hint, d.file, d.line, d.col)

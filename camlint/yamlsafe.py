@@ -15,6 +15,8 @@ from pathlib import Path
 
 import yaml
 
+from camlint.safeio import read_regular
+
 MAX_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 100_000
@@ -193,8 +195,6 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) 
 def read_text(path: Path, max_bytes: int = MAX_BYTES) -> str:
     """Read a small text file: a regular file only, size-limited, UTF-8 (BOM allowed) with a
     latin-1 fallback."""
-    from camlint.safeio import read_regular
-
     try:
         raw = read_regular(path, max_bytes, "spec file")
     except ValueError as exc:   # not a regular file, or over the limit

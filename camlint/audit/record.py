@@ -13,6 +13,7 @@ from camlint.audit.papers import Paper, resolve_folder
 from camlint.check import check_file
 from camlint.errors import InputError
 from camlint.keys import KEYS, REPORTED
+from camlint.rules import citation
 from camlint.rules.citation import ADAPTATION_KEYS
 
 OK, UNREADABLE, ERROR, CRASHED, TIMEOUT = "ok", "unreadable", "error", "crashed", "timeout"
@@ -28,7 +29,7 @@ CITATION_LABELS = {
     JUSTIFIED: "describes its adaptation or cites a published one",
     UNEXPLAINED: "no adaptation described, no CNN paper or library cited",
 }
-CITES_ONLY_CNN, CODE_POINTER_ONLY = "CAM401", "CAM402"
+CITES_ONLY_CNN, CODE_POINTER_ONLY = citation.CITES_ONLY_CNN_GRADCAM.code, citation.CODE_POINTER_ONLY.code
 
 
 def base_record(paper: Paper) -> dict:

@@ -22,7 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from camlint.analysis import Analysis
-from camlint.problems import Problem
+from camlint.rules.base import Rule
+from camlint.rules.input import INCLUDE_MISSING, INCLUDE_OUTSIDE_PROJECT, UNREADABLE_INPUT
 
 MAX_ARCHIVE_BYTES = 64 * 1024 * 1024       # the archive file itself
 MAX_MEMBERS = 2000
@@ -34,11 +35,11 @@ _HEAD = 64 * 1024
 
 
 class Refused(Exception):
-    """A hostile or oversized archive: (rule code, message)."""
+    """A hostile or oversized archive: (the rule it breaks, message)."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, rule: Rule, message: str):
         super().__init__(message)
-        self.code, self.message = code, message
+        self.rule, self.message = rule, message
 
 
 def check_archive(path: Path, display: str, *, spec: Path | None = None, config=None, main: str | None = None):
@@ -57,8 +58,9 @@ def check_archive(path: Path, display: str, *, spec: Path | None = None, config=
     except Refused as exc:
         a = Analysis(path=display, kind="archive", uses_cam=False)
         a.anchor = (display, 1, 1)
-        a.problems.append(Problem(exc.code, exc.message, display, 1, 1,
-                                  hint="Check the unpacked sources instead, after looking at what the archive holds."))
+        a.problems.append(exc.rule.hit(
+            exc.message, display, 1, 1,
+            hint="Check the unpacked sources instead, after looking at what the archive holds."))
         return report_of(a, config)
 
 
@@ -71,7 +73,7 @@ def _analyze_inner(file: Path, display: str, spec: Path | None):
 
         analysis = analyze_latex(file, display, spec=spec, use_cache=False)   # no cache for a temporary path
     elif kind == "archive":
-        raise Refused("CAM005", "nested archive named as the main file")
+        raise Refused(UNREADABLE_INPUT, "nested archive named as the main file")
     else:
         analysis = analyze(file, display, kind, spec=spec)
     analysis.kind = f"archive:{analysis.kind}"
@@ -81,28 +83,28 @@ def _analyze_inner(file: Path, display: str, spec: Path | None):
 def _check_name(name: str, folder: bool = False) -> str:
     """The member's relative POSIX path, or Refused."""
     if "\x00" in name or any(ord(c) < 32 for c in name):
-        raise Refused("CAM001", f"member name {name!r} has control characters")
+        raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member name {name!r} has control characters")
     norm = name.replace("\\", "/")
     if norm.startswith("/") or re.match(r"^[A-Za-z]:", norm):
-        raise Refused("CAM001", f"member {name!r} has an absolute path")
+        raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member {name!r} has an absolute path")
     parts = [p for p in PurePosixPath(norm).parts if p not in ("", ".")]
     if ".." in parts:
-        raise Refused("CAM001", f"member {name!r} climbs out of the archive with '..'")
+        raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member {name!r} climbs out of the archive with '..'")
     if not parts and not folder:
-        raise Refused("CAM001", f"member {name!r} has an empty path")
+        raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member {name!r} has an empty path")
     return "/".join(parts)
 
 
 def _vet(name: str, seen: set, count: int, total: int) -> str:
     rel = _check_name(name)
     if count > MAX_MEMBERS:
-        raise Refused("CAM005", f"more than {MAX_MEMBERS} members")
+        raise Refused(UNREADABLE_INPUT, f"more than {MAX_MEMBERS} members")
     if total > MAX_UNPACKED_BYTES:
-        raise Refused("CAM005", f"more than {MAX_UNPACKED_BYTES // 2**20} MB once uncompressed (a zip bomb?)")
+        raise Refused(UNREADABLE_INPUT, f"more than {MAX_UNPACKED_BYTES // 2**20} MB once uncompressed (a zip bomb?)")
     if rel.lower().endswith(NESTED):
-        raise Refused("CAM005", f"nested archive {rel}: unpack it and check its contents instead")
+        raise Refused(UNREADABLE_INPUT, f"nested archive {rel}: unpack it and check its contents instead")
     if rel in seen:
-        raise Refused("CAM005", f"member {rel} appears twice")
+        raise Refused(UNREADABLE_INPUT, f"member {rel} appears twice")
     seen.add(rel)
     return rel
 
@@ -118,18 +120,18 @@ def _zip_members(data: bytes) -> dict[str, bytes]:
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise Refused("CAM005", f"not a readable zip archive ({exc})") from None
+        raise Refused(UNREADABLE_INPUT, f"not a readable zip archive ({exc})") from None
     out: dict[str, bytes] = {}
     seen: set = set()
     total = 0
     infos = zf.infolist()
     if len(infos) > MAX_MEMBERS:
-        raise Refused("CAM005", f"{len(infos)} members, over the limit of {MAX_MEMBERS}")
+        raise Refused(UNREADABLE_INPUT, f"{len(infos)} members, over the limit of {MAX_MEMBERS}")
     try:
         for count, info in enumerate(infos, 1):
             total += _zip_member(zf, info, count, total, seen, out)
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, ValueError, zlib.error) as exc:
-        raise Refused("CAM005", f"damaged zip archive ({exc})") from None
+        raise Refused(UNREADABLE_INPUT, f"damaged zip archive ({exc})") from None
     return out
 
 
@@ -137,14 +139,14 @@ def _zip_member(zf, info, count: int, total: int, seen: set, out: dict) -> int:
     """Vet and read one zip member; the bytes it added."""
     mode = info.external_attr >> 16
     if stat.S_ISLNK(mode):
-        raise Refused("CAM001", f"member {info.filename!r} is a symbolic link")
+        raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member {info.filename!r} is a symbolic link")
     if info.is_dir():
         _check_name(info.filename, folder=True)
         return 0
     if stat.S_IFMT(mode) and not stat.S_ISREG(mode):   # no type bits at all: a plain file (writestr)
-        raise Refused("CAM001", f"member {info.filename!r} is not a regular file")
+        raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member {info.filename!r} is not a regular file")
     if info.flag_bits & 0x1:
-        raise Refused("CAM005", f"member {info.filename!r} is encrypted")
+        raise Refused(UNREADABLE_INPUT, f"member {info.filename!r} is encrypted")
     rel = _vet(info.filename, seen, count, total + info.file_size)
     out[rel] = _read_bounded(lambda: zf.open(info), MAX_UNPACKED_BYTES - total, rel)
     return len(out[rel])
@@ -154,7 +156,7 @@ def _tar_members(data: bytes) -> dict[str, bytes]:
     try:
         tf = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
     except (tarfile.TarError, OSError, EOFError) as exc:
-        raise Refused("CAM005", f"not a readable tar archive ({exc})") from None
+        raise Refused(UNREADABLE_INPUT, f"not a readable tar archive ({exc})") from None
     out: dict[str, bytes] = {}
     seen: set = set()
     total = count = 0
@@ -165,17 +167,17 @@ def _tar_members(data: bytes) -> dict[str, bytes]:
                 break
             count += 1
             if info.issym() or info.islnk():
-                raise Refused("CAM001", f"member {info.name!r} is a link")
+                raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member {info.name!r} is a link")
             if info.isdir():
                 _check_name(info.name, folder=True)
                 continue
             if not info.isreg():
-                raise Refused("CAM001", f"member {info.name!r} is not a regular file")
+                raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member {info.name!r} is not a regular file")
             rel = _vet(info.name, seen, count, total + info.size)
             out[rel] = _read_bounded(lambda: tf.extractfile(info), info.size, rel)
             total += len(out[rel])
     except (tarfile.TarError, OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise Refused("CAM005", f"damaged archive ({exc})") from None
+        raise Refused(UNREADABLE_INPUT, f"damaged archive ({exc})") from None
     finally:
         tf.close()
     return out
@@ -185,7 +187,7 @@ def _read_bounded(opener, limit: int, rel: str) -> bytes:
     with opener() as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:
-        raise Refused("CAM005", f"{rel} unpacks to more than the size limit (a zip bomb?)")
+        raise Refused(UNREADABLE_INPUT, f"{rel} unpacks to more than the size limit (a zip bomb?)")
     return data
 
 
@@ -212,7 +214,8 @@ def find_main(root: Path, members: dict[str, bytes], main: str | None) -> str:
         want = main.replace("\\", "/").strip("/")
         hits = [r for r in members if r == want] or [r for r in members if r.rsplit("/", 1)[-1] == want]
         if len(hits) != 1:
-            raise Refused("CAM002", f"--main {main}: {'no such member' if not hits else 'several members match'}")
+            raise Refused(INCLUDE_MISSING,
+                          f"--main {main}: {'no such member' if not hits else 'several members match'}")
         return hits[0]
     mains = [r for r, c in members.items() if r.lower().endswith(".tex") and _DOCUMENTCLASS.search(c[:_HEAD])]
     if mains:
@@ -222,4 +225,4 @@ def find_main(root: Path, members: dict[str, bytes], main: str | None) -> str:
     others = [r for r in members if front_end_of(Path(r)) in ("pdf", "markdown")]
     if len(others) == 1:
         return others[0]
-    raise Refused("CAM002", "no main file: no .tex file with \\documentclass (name one with --main NAME)")
+    raise Refused(INCLUDE_MISSING, "no main file: no .tex file with \\documentclass (name one with --main NAME)")

@@ -17,7 +17,7 @@ from camlint.inputs.pdflayout import (MAX_PAGES, MAX_PDF_BYTES, Heading, Line, P
                                       read_pages)
 from camlint.inputs.textfile import read_limited
 from camlint.keys import KEYS
-from camlint.problems import Problem
+from camlint.rules.input import UNREADABLE_INPUT
 
 # TeX's OT1 fonts without a ToUnicode map give their ligatures as control codes 0x1B-0x1F
 _LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
@@ -80,12 +80,12 @@ def analyze_pdf(path: Path, display: str, spec: Path | None = None, data: bytes 
     a.page_lines = page_first
     chars = sum(len(ln.text) for ln in lines)
     if chars < NO_TEXT_CHARS_PER_PAGE * max(len(pages), 1):
-        a.problems.append(Problem(
-            "CAM005", f"the PDF has no text layer ({chars} characters on {len(pages)} pages): probably "
+        a.problems.append(UNREADABLE_INPUT.hit(
+            f"the PDF has no text layer ({chars} characters on {len(pages)} pages): probably "
             "a scan; nothing in it could be checked", display, 1, 1,
             hint="Run camlint on the LaTeX sources, or on a PDF exported with its text (not scanned)."))
     if len(pages) >= MAX_PAGES:
-        a.problems.append(Problem("CAM005", f"only the first {MAX_PAGES} pages were read", display, 1, 1))
+        a.problems.append(UNREADABLE_INPUT.hit(f"only the first {MAX_PAGES} pages were read", display, 1, 1))
     return a
 
 

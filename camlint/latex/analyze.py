@@ -7,14 +7,22 @@ from pathlib import Path
 from camlint import judge, schema
 from camlint.analysis import Analysis, SpecSource
 from camlint.architectures import architecture_of
+from camlint.cache import ParseCache
 from camlint.errors import InputError
 from camlint.extract import extract, relevant
+from camlint.extract.freetext import structured
 from camlint.findings import Evidence
 from camlint.keys import KEYS, MISSING, NOT_APPLICABLE, PARTIAL, REPORTED
+from camlint.latex.bibliography import bibliography
 from camlint.latex.project import Project, load_project
 from camlint.latex.document import build_units
-from camlint.problems import Problem
-from camlint.specfile import ignores_of, source_from, spec_evidence
+from camlint.latex.macros import collect_macros
+from camlint.presets import apply_presets
+from camlint.rules.base import Hit
+from camlint.rules.input import INCLUDE_MISSING, INCLUDE_OUTSIDE_PROJECT, UNREADABLE_INPUT
+from camlint.rules.spec import CAMSPEC_UNREADABLE
+from camlint.safety.paths import LinkLoop, display_path, resolved_inside
+from camlint.specfile import ignores_of, source_from, spec_evidence, spec_preset
 from camlint.suppress import parse_comment
 from camlint.yamlsafe import YAMLInputError, load_file, loads
 
@@ -27,15 +35,10 @@ def analyze_latex(path: Path, display: str, spec: Path | None = None, use_cache:
         project = load_project(path, display)
     except ValueError as exc:
         raise InputError(str(exc), display) from None
-    from camlint.cache import ParseCache
-    from camlint.latex.macros import collect_macros
-
     cache = ParseCache(path, collect_macros(project)) if use_cache else None
     doc = build_units(project, relevant, cache)
     if cache is not None:
         cache.save()
-    from camlint.latex.bibliography import bibliography
-
     return analyze_units(project, doc, bibliography(project), display, spec)
 
 
@@ -67,8 +70,8 @@ def analyze_units(project: Project, doc, bib: dict, display: str, spec: Path | N
     return a
 
 
-def _shifted(problems: list[Problem], offset: int) -> list[Problem]:
-    return [Problem(p.code, p.message, p.file, p.line + offset, p.col, p.hint, p.item) for p in problems]
+def _shifted(problems: list[Hit], offset: int) -> list[Hit]:
+    return [p.shifted(offset) for p in problems]
 
 
 def _embedded_specs(project: Project, doc, problems: list) -> list[SpecSource]:
@@ -82,8 +85,8 @@ def _embedded_specs(project: Project, doc, problems: list) -> list[SpecSource]:
         try:
             loaded = loads(text)
         except YAMLInputError as exc:
-            problems.append(Problem("CAM305", f"camspec block is not readable YAML: {exc.message}",
-                                    f.display, begin_line + exc.line - 1, exc.col))
+            problems.append(CAMSPEC_UNREADABLE.hit(f"camspec block is not readable YAML: {exc.message}",
+                                                   f.display, begin_line + exc.line - 1, exc.col))
             continue
         out.append(source_from(loaded, f.display, line_offset=begin_line - 1, embedded=True,
                                base_dir=f.path.resolve().parent))
@@ -98,28 +101,29 @@ def _linked_specs(project: Project, problems: list) -> list[SpecSource]:
             m = _CAMSPEC_DIRECTIVE.match(c.text)
             if not m:
                 continue
-            target = (f.path.parent / m.group(1)).resolve()
             try:
-                target.relative_to(project.root)
-            except ValueError:
-                problems.append(Problem("CAM001", f"camspec file {m.group(1)} is outside the project folder; not read",
-                                        f.display, c.line, c.col))
+                target = resolved_inside(f.path.parent / m.group(1), project.root)
+            except LinkLoop:
+                problems.append(UNREADABLE_INPUT.hit(f"camspec file {m.group(1)} is a link that loops; not read",
+                                                     f.display, c.line, c.col))
+                continue
+            if target is None:
+                problems.append(INCLUDE_OUTSIDE_PROJECT.hit(
+                    f"camspec file {m.group(1)} is outside the project folder; not read", f.display, c.line, c.col))
                 continue
             if not target.is_file():
-                problems.append(Problem("CAM002", f"camspec file {m.group(1)} not found", f.display, c.line, c.col))
+                problems.append(INCLUDE_MISSING.hit(f"camspec file {m.group(1)} not found", f.display, c.line, c.col))
                 continue
             disp = str(Path(f.display).parent / m.group(1)) if Path(f.display).parent != Path(".") else m.group(1)
             try:
                 out.append(source_from(load_file(target), disp, base_dir=target.parent))
             except YAMLInputError as exc:
-                problems.append(Problem("CAM305", f"camspec file {m.group(1)} is not readable: {exc.message}",
-                                        disp, exc.line, exc.col))
+                problems.append(CAMSPEC_UNREADABLE.hit(f"camspec file {m.group(1)} is not readable: {exc.message}",
+                                                       disp, exc.line, exc.col))
     return out
 
 
 def _supplement(spec: Path) -> SpecSource:
-    from camlint.check import display_path
-
     disp = display_path(spec)
     try:
         return source_from(load_file(spec), disp, base_dir=spec.resolve().parent)
@@ -183,8 +187,6 @@ def _architecture(values: dict, input_size: int | None):
 
 def _read_words(key: str, text: str, status: str) -> tuple[object, str]:
     """A spec value written in words: read with the prose vocabulary, keep it if it says more."""
-    from camlint.extract.freetext import structured
-
     value = structured(key, text)
     if value is not None and _RANK[judge.status_of(key, value)] > _RANK[status]:
         return value, judge.status_of(key, value)
@@ -193,27 +195,8 @@ def _read_words(key: str, text: str, status: str) -> tuple[object, str]:
 
 def _apply_presets(a: Analysis, ex, values: dict, evidence: dict) -> None:
     """A followed preset (cited in the prose, or `preset:` in a camspec) fixes its keys."""
-    from camlint.presets import find_preset
-
-    followed = list(ex.presets)
-    for src in a.specs:
-        method = src.data.get("method")
-        name = method.get("preset") if isinstance(method, dict) else None
-        if not name:
-            continue
-        preset = find_preset(name)
-        line, col = src.position(("method", "preset"))
-        if preset is None:
-            a.problems.append(Problem("CAM306", f"unknown preset {name!r} (camlint presets lists them)",
-                                      src.file, line, col))
-            continue
-        followed.append((preset, Evidence(src.file, line, col, f"preset: {name}")))
-    for preset, ev in followed:
-        for key, value in preset.fixes.items():
-            if _RANK[judge.status_of(key, values.get(key))] < _RANK[REPORTED] and \
-                    judge.status_of(key, values.get(key)) != NOT_APPLICABLE:
-                values[key] = value
-                evidence[key] = [ev] + evidence[key]
+    in_specs = [spec_preset(src, a.problems) for src in a.specs]
+    apply_presets(list(ex.presets) + [p for p in in_specs if p], values, evidence)
 
 
 def _dedupe(items: list[Evidence]) -> list[Evidence]:

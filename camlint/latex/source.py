@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from camlint.problems import Problem
+from camlint.rules.base import Hit, Rule
+from camlint.rules.input import MALFORMED_LATEX, MIXED_ENCODING
 from camlint.safeio import read_regular
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -54,7 +55,7 @@ class SourceFile:
     comments: list[Comment] = field(default_factory=list)
     raw_blocks: list[RawBlock] = field(default_factory=list)
     line_starts: list[int] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)   # found while reading and masking
+    problems: list[Hit] = field(default_factory=list)   # found while reading and masking
 
     def line_col(self, offset: int) -> tuple[int, int]:
         i = bisect.bisect_right(self.line_starts, offset) - 1
@@ -67,9 +68,9 @@ class SourceFile:
         end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.text)
         return self.text[start:end]
 
-    def problem(self, code: str, message: str, offset: int) -> None:
+    def problem(self, rule: Rule, message: str, offset: int) -> None:
         line, col = self.line_col(offset)
-        self.problems.append(Problem(code, message, self.display, line, col))
+        self.problems.append(rule.hit(message, self.display, line, col))
 
     @functools.cached_property
     def raw_begins(self) -> list[int]:
@@ -189,8 +190,8 @@ def _mask_command(src: SourceFile, chars: list[str], i: int, verbatim: set[str])
                 j = mm.end()
                 break
         else:
-            src.problem("CAM004", f"{m.group(0)} opened here is never closed by \\fi: the rest of "
-                        "the file is skipped as LaTeX would skip it", i)
+            src.problem(MALFORMED_LATEX, f"{m.group(0)} opened here is never closed by \\fi: the rest of "
+                                         "the file is skipped as LaTeX would skip it", i)
         _blank(chars, i, j)
         return j
     return i + 2
@@ -207,8 +208,8 @@ def read_source(path: Path, display: str, verbatim: set[str]) -> SourceFile:
     src.line_starts = _line_starts(src.text)
     if mixed:   # a file wholly in latin-1 is one encoding; a mix is a damaged file
         first = latin1_lines[0]
-        src.problem("CAM008", f"{len(latin1_lines)} line(s) are not valid UTF-8 (first: line {first}) in a "
-                    "file that is otherwise UTF-8; they were read as latin-1",
+        src.problem(MIXED_ENCODING, f"{len(latin1_lines)} line(s) are not valid UTF-8 (first: line {first}) "
+                                    "in a file that is otherwise UTF-8; they were read as latin-1",
                     src.line_starts[first - 1] if first <= len(src.line_starts) else 0)
     mask(src, verbatim | verbatim_envs_defined(src.text))
     return src

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from camlint.findings import MAX_PER_RULE_AND_FILE
 from camlint.latex.braces import BRACE_TOKENS
 from camlint.latex.source import SourceFile
-from camlint.problems import Problem
+from camlint.rules.base import Hit
+from camlint.rules.input import MALFORMED_LATEX
 
 _BEGIN_END = re.compile(r"\\begin\s*\{([^{}]*)\}|\\end\s*\{([^{}]*)\}")
 
@@ -30,7 +31,7 @@ class _Capped:
     """Problems of one kind in one file: the first few listed, the rest counted in one more
     (300 KB of `}` must not make 300k findings)."""
 
-    def __init__(self, f: SourceFile, out: list[Problem], what: str):
+    def __init__(self, f: SourceFile, out: list[Hit], what: str):
         self.f, self.out, self.what = f, out, what
         self.listed = self.more = self.first_more = 0
 
@@ -41,18 +42,18 @@ class _Capped:
             return
         self.listed += 1
         line, col = self.f.line_col(offset)
-        self.out.append(Problem("CAM004", message, self.f.display, line, col))
+        self.out.append(MALFORMED_LATEX.hit(message, self.f.display, line, col))
 
     def close(self) -> None:
         if self.more:
             line, col = self.f.line_col(self.first_more)
-            self.out.append(Problem("CAM004", f"{self.more} more {self.what} problem(s) in this file from "
-                                    "here, not listed one by one", self.f.display, line, col))
+            self.out.append(MALFORMED_LATEX.hit(f"{self.more} more {self.what} problem(s) in this file from "
+                                                "here, not listed one by one", self.f.display, line, col))
 
 
-def structural_problems(f: SourceFile) -> list[Problem]:
+def structural_problems(f: SourceFile) -> list[Hit]:
     """Unbalanced braces and begin/end mismatches (the text is still read)."""
-    problems: list[Problem] = []
+    problems: list[Hit] = []
     text = _without_raw_blocks(f)
     envs = _Capped(f, problems, "environment")
     for b in f.raw_blocks:   # code blocks are not LaTeX

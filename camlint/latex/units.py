@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from camlint.latex.source import RawBlock, SourceFile
-from camlint.problems import Problem
+from camlint.rules.base import Hit
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\\$\"`0-9])")
 MAX_SENTENCE = 1500   # longer "sentences" (no punctuation) are read in windows
@@ -126,7 +126,7 @@ class Sentence:
 class DocumentText:
     units: list[Unit] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Hit] = field(default_factory=list)
     macros: dict[str, str] = field(default_factory=dict)
     raw_flags: dict[str, set[int]] = field(default_factory=dict)   # name -> sections whose raw text matched
     raw_sizes: list[RawSize] = field(default_factory=list)

@@ -5,6 +5,8 @@ import hashlib
 from pathlib import Path
 
 from camlint.rules.base import Hit, Rule
+from camlint.safety.paths import LinkLoop, resolved_inside
+from camlint.verify.declared import input_keys   # one matching rule for check and verify (torch-free)
 
 MAX_HASH_BYTES = 2 * 1024 ** 3
 
@@ -36,16 +38,13 @@ def _declared_files(src):
 
 
 def _resolve(src, rel: str) -> Path | None:
-    """The file inside the spec's folder, or None when the path leaves it."""
+    """The file inside the spec's folder, or None when the path leaves it (or its links loop)."""
     if src.base_dir is None:
         return None
-    base = Path(src.base_dir).resolve()
-    target = (base / rel).resolve()
     try:
-        target.relative_to(base)
-    except ValueError:
+        return resolved_inside(Path(src.base_dir) / rel, Path(src.base_dir))
+    except LinkLoop:
         return None
-    return target
 
 
 def check_declared_file_missing(a):
@@ -127,8 +126,6 @@ HASH_MISMATCH = Rule(
 
 def check_artifact_input_unknown(a):
     for src in a.specs:
-        from camlint.verify.spec import input_keys   # one matching rule for check and verify
-
         inputs = src.data.get("inputs") if isinstance(src.data.get("inputs"), list) else []
         names = set().union(*(input_keys(i) for i in inputs if isinstance(i, dict)))
         for n, art in enumerate(_list(src.data.get("artifacts"))):

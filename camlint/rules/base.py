@@ -1,21 +1,36 @@
-"""A rule is data (code, name, item, severity, rationale, examples, hint) plus one check."""
+"""A rule is data (code, name, item, severity, rationale, examples, hint) plus one check.
+
+Findings of input problems (a missing include, a schema error) are found by the loaders, which
+cannot run a check: a loader records `RULE.hit(...)` in `Analysis.problems`, naming the rule
+object itself, and a rule without a check reports the hits the loaders recorded for it.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 from camlint.analysis import Analysis
+from camlint.core.severity import Severity
 
 
 @dataclass(frozen=True)
 class Hit:
-    """What a check yields; the engine adds the rule's metadata to make a Finding."""
+    """What a check (or a loader) yields; the engine adds the rule's metadata to make a Finding."""
     message: str
     file: str
     line: int
     col: int = 1
     hint: str | None = None          # overrides the rule's hint when more specific
-    severity: str | None = None      # overrides the rule's default (e.g. partial -> warning)
+    severity: Severity | None = None  # overrides the rule's default (e.g. partial -> warning)
+    rule: Rule | None = None         # set by loaders (Rule.hit); a check's hits belong to its rule
+
+    @property
+    def code(self) -> str | None:
+        return self.rule.code if self.rule is not None else None
+
+    def shifted(self, lines: int) -> Hit:
+        """The same hit `lines` further down (YAML read out of a camspec block in a .tex file)."""
+        return replace(self, line=self.line + lines)
 
 
 @dataclass(frozen=True)
@@ -23,23 +38,27 @@ class Rule:
     code: str              # stable: CAM + 3 digits, never reused
     name: str              # kebab-case, says what is wrong
     item: str | None       # checklist key, or None
-    severity: str          # default: error | warning | info
+    severity: Severity     # default: error | warning | info
     summary: str           # what it checks, one sentence
     rationale: str         # why it matters, tied to the taxonomy
     bad: str               # a manuscript (or spec) excerpt that fires the rule
     good: str              # the same excerpt, fixed
     hint: str              # how to fix: concrete choices
-    check: Callable[[Analysis], Iterable[Hit]]
+    # None: the loaders find its problems while reading (see Rule.hit)
+    check: Callable[[Analysis], Iterable[Hit]] | None = None
     example_format: str = "latex"    # how the examples are read: latex | yaml
+    # Rules whose findings this one replaces in a document where it fires (it says the same
+    # thing more precisely); the engine applies it (camlint.engine), not the checks.
+    supersedes: tuple[Rule, ...] = ()
 
     def __post_init__(self):
-        assert self.severity in ("error", "warning", "info"), self.code
+        object.__setattr__(self, "severity", Severity(self.severity))   # ValueError on a typo
 
+    def hit(self, message: str, file: str, line: int = 1, col: int = 1, hint: str | None = None) -> Hit:
+        """A problem a loader found, for this rule to report."""
+        return Hit(message, file, line, col, hint=hint, rule=self)
 
-def from_problems(code: str):
-    """Check for rules whose findings come from the loaders (schema errors, bad includes)."""
-    def check(analysis: Analysis) -> Iterable[Hit]:
-        for p in analysis.problems:
-            if p.code == code:
-                yield Hit(p.message, p.file, p.line, p.col, hint=p.hint)
-    return check
+    def hits(self, analysis: Analysis) -> Iterable[Hit]:
+        if self.check is None:
+            return (h for h in analysis.problems if h.rule is self)
+        return self.check(analysis)

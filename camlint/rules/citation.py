@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from camlint.keys import REPORTED
+from camlint.rules import completeness
 from camlint.rules.base import Hit, Rule
 
 # The original CNN paper (Selvaraju et al.) and the CNN papers of its variants.
@@ -111,6 +112,8 @@ LIBRARY_WITHOUT_VERSION = Rule(
     good="Maps are computed with pytorch-grad-cam 1.5.4.",
     hint="Give the version (pip freeze), or the commit or tag of the code used.",
     check=check_library_without_version,
+    # a library without its version: this rule says which slot is open
+    supersedes=tuple(r for r in completeness.RULES if r.item == "implementation"),
 )
 
 RULES = (CITES_ONLY_CNN_GRADCAM, CODE_POINTER_ONLY, LIBRARY_WITHOUT_VERSION)

@@ -20,10 +20,6 @@ def _check_for(item: Item):
             return
         status = a.statuses.get(item.key)
         value = a.values.get(item.key)
-        if item.key == "heads" and status == MISSING:
-            return   # heads is missing only under an attention location: CAM205 says so
-        if item.key == "implementation" and isinstance(value, dict) and value.get("library"):
-            return   # a library without its version: CAM403 says so
         hint = model_hint(item.key, a.arch)
         if status == MISSING:
             file, line, col = a.anchor

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from camlint.core import items
 from camlint.core.item import Item
+from camlint.rules import completeness
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 
@@ -160,6 +161,8 @@ ATTENTION_LOCATION_WITHOUT_HEADS = Rule(
     hint="Say how heads are combined (mean, max, sum, heads as channels) and whether before or "
          "after the ReLU.",
     check=check_attention_location_without_heads,
+    # heads is missing only under an attention location: this rule says so
+    supersedes=tuple(r for r in completeness.RULES if r.item == "heads"),
 )
 
 

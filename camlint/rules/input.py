@@ -1,7 +1,7 @@
 """CAM0xx: input problems. The document could not be read in full; what was read is checked."""
 from __future__ import annotations
 
-from camlint.rules.base import Rule, from_problems
+from camlint.rules.base import Rule
 
 INCLUDE_OUTSIDE_PROJECT = Rule(
     code="CAM001", name="include-outside-project", item=None, severity="error",
@@ -12,7 +12,6 @@ INCLUDE_OUTSIDE_PROJECT = Rule(
     bad="\\input{../../shared/method}",
     good="%% file: main.tex\n\\input{sections/method}\n%% file: sections/method.tex\nText.\n",
     hint="Move the file into the project folder and include it by a relative path.",
-    check=from_problems("CAM001"),
 )
 
 INCLUDE_MISSING = Rule(
@@ -24,7 +23,6 @@ INCLUDE_MISSING = Rule(
     good="%% file: main.tex\n\\input{sections/method}\n%% file: sections/method.tex\nText.\n",
     hint="Add the file to the submission, or fix the path (relative to the main file's folder; "
          "the .tex extension is optional).",
-    check=from_problems("CAM002"),
 )
 
 INCLUDE_CYCLE = Rule(
@@ -34,7 +32,6 @@ INCLUDE_CYCLE = Rule(
     bad="%% file: main.tex\n\\input{b}\n%% file: b.tex\n\\input{main}\n",
     good="%% file: main.tex\n\\input{b}\n%% file: b.tex\nText.\n",
     hint="Remove the include that closes the cycle.",
-    check=from_problems("CAM003"),
 )
 
 MALFORMED_LATEX = Rule(
@@ -45,7 +42,6 @@ MALFORMED_LATEX = Rule(
     bad="\\begin{itemize}\n\\item one\n\\section{Method}",
     good="\\begin{itemize}\n\\item one\n\\end{itemize}\n\\section{Method}",
     hint="Close the environment or balance the braces at the reported line.",
-    check=from_problems("CAM004"),
 )
 
 UNREADABLE_INPUT = Rule(
@@ -56,7 +52,6 @@ UNREADABLE_INPUT = Rule(
     bad="%% file: main.tex\n\\input{data}\n%% file: data.tex\n<NUL><NUL> binary data\n",
     good="%% file: main.tex\n\\input{data}\n%% file: data.tex\nOrdinary manuscript text.\n",
     hint="Keep generated data out of \\input files; include only manuscript text.",
-    check=from_problems("CAM005"),
 )
 
 RULES = (INCLUDE_OUTSIDE_PROJECT, INCLUDE_MISSING, INCLUDE_CYCLE, MALFORMED_LATEX, UNREADABLE_INPUT)
@@ -92,7 +87,6 @@ MIXED_ENCODING = Rule(
     bad="%% file: main.tex\nGrad-CAM on the ViT, in Zürich.\n<LATIN1>Café</LATIN1>\n",
     good="%% file: main.tex\nGrad-CAM on the ViT, in Zürich.\nCafé\n",
     hint="Save the file as UTF-8 (most editors: 'Save with encoding').",
-    check=from_problems("CAM008"),
 )
 
 BLANKET_SUPPRESSION = Rule(

@@ -1,7 +1,7 @@
 """CAM3xx: the camspec (supplement file or camspec block) against its schema."""
 from __future__ import annotations
 
-from camlint.rules.base import Hit, Rule, from_problems
+from camlint.rules.base import Hit, Rule
 
 SPEC_INVALID_VALUE = Rule(
     code="CAM301", name="spec-invalid-value", item=None, severity="error",
@@ -10,7 +10,7 @@ SPEC_INVALID_VALUE = Rule(
               "as a word or a grid with three numbers cannot be executed.",
     bad="layer: {block: eleven}", good="layer: {block: 11}",
     hint="Write the value in the form the schema gives (camlint schema prints it).",
-    check=from_problems("CAM301"), example_format="yaml",
+    example_format="yaml",
 )
 
 SPEC_UNKNOWN_KEY = Rule(
@@ -20,7 +20,7 @@ SPEC_UNKNOWN_KEY = Rule(
               "missing; extensions belong under keys starting with x-.",
     bad="target: {kind: logit, clas: predicted}", good="target: {kind: logit, class: predicted}",
     hint="Fix the spelling, or prefix a deliberate extension with x-.",
-    check=from_problems("CAM302"), example_format="yaml",
+    example_format="yaml",
 )
 
 SPEC_NONCANONICAL_VALUE = Rule(
@@ -30,7 +30,7 @@ SPEC_NONCANONICAL_VALUE = Rule(
               "closest canonical value (and counts them as evidence), but other tools may not.",
     bad="target: {kind: probability, class: predicted}", good="target: {kind: softmax, class: predicted}",
     hint="Use the canonical value named in the message.",
-    check=from_problems("CAM303"), example_format="yaml",
+    example_format="yaml",
 )
 
 SPEC_DUPLICATE_KEY = Rule(
@@ -39,7 +39,7 @@ SPEC_DUPLICATE_KEY = Rule(
     rationale="YAML silently keeps the last value, so an earlier, perhaps correct, statement is lost.",
     bad="relu: none\nrelu: after_combination", good="relu: after_combination",
     hint="Keep one of the two values.",
-    check=from_problems("CAM304"), example_format="yaml",
+    example_format="yaml",
 )
 
 RULES = (SPEC_INVALID_VALUE, SPEC_UNKNOWN_KEY, SPEC_NONCANONICAL_VALUE, SPEC_DUPLICATE_KEY)
@@ -52,7 +52,6 @@ CAMSPEC_UNREADABLE = Rule(
     bad="\\begin{camspec}\nlayer: {block: 11\n\\end{camspec}",
     good="\\begin{camspec}\nlayer: {block: 11}\n\\end{camspec}",
     hint="Fix the YAML at the reported line (camlint check on the block's content shows the error).",
-    check=from_problems("CAM305"),
 )
 
 RULES = RULES + (CAMSPEC_UNREADABLE,)
@@ -65,7 +64,7 @@ UNKNOWN_PRESET = Rule(
     bad="method: {name: gradcam, preset: pytorch-gradcam-vit}",
     good="method: {name: gradcam, preset: pytorch-grad-cam-vit}",
     hint="Use a name from camlint presets, or spell out every key instead.",
-    check=from_problems("CAM306"), example_format="yaml",
+    example_format="yaml",
 )
 
 RULES = RULES + (UNKNOWN_PRESET,)

@@ -1,0 +1,43 @@
+"""The one path-containment check: a file named by untrusted input is read only when, with every
+link followed, it lies in the folder the user named. Also how paths are shown in reports."""
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+
+class LinkLoop(OSError):
+    """Links that point at each other in a loop: the path names no file."""
+
+    def __init__(self, path: Path):
+        super().__init__(errno.ELOOP, "a link that loops", str(path))
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether `path` (already resolved) lies in the folder `root` (already resolved)."""
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def resolved_inside(path: Path, root: Path) -> Path | None:
+    """`path` with every link followed, or None when that leaves the folder `root`.
+
+    Raises LinkLoop when the links loop (Python 3.11 raises RuntimeError there, later ones OSError)."""
+    try:
+        target, root = Path(path).resolve(), Path(root).resolve()
+    except (OSError, RuntimeError):
+        raise LinkLoop(path) from None
+    return target if inside(target, root) else None
+
+
+def display_path(path: Path) -> str:
+    """Relative to the working directory when inside it (stable in CI logs and SARIF)."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
