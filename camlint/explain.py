@@ -23,11 +23,11 @@ def rules_json() -> str:
 
 
 def rules_table(color: bool = False) -> str:
-    from camlint.formats.text import _console
+    from camlint.formats.text import string_console
     from rich.table import Table
     from rich.text import Text
 
-    console, buf = _console(color, None)
+    console, buf = string_console(color, None)
     table = Table(title="camlint rules", title_justify="left")
     for col in ("code", "name", "item", "severity", "summary"):
         table.add_column(col, overflow="fold")
