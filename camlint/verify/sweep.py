@@ -252,7 +252,7 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
         acc.add(finals, [compare.localization(m, item.box, spec.pointing_px) for m in finals]
                 if item.box is not None else None)
     _summarise(result, acc, agree)
-    from camlint.verify.sweep_outputs import sweep_findings
+    from camlint.verify.sweep_report import sweep_findings
 
     result.findings = sweep_findings(result, loaded)
     return result
