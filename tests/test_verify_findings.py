@@ -148,7 +148,9 @@ def test_value_from_default_is_a_lint_warning_at_its_key(tmp_path):
     spec.write_text(yaml.safe_dump(data, sort_keys=False))
     proc = run_cli("check", spec, "--format", "json")
     found = [f for d in json.loads(proc.stdout)["documents"] for f in d["findings"] if f["code"] == "CAM604"]
-    keys = {f["message"].split(" ")[0] for f in found}
-    assert {"postprocess.order", "postprocess.eps", "tokens.gradients_from"} <= keys
-    assert "postprocess.normalize" not in keys and all(f["severity"] == "warning" for f in found)
-    assert {f["line"] for f in found if f["message"].startswith("postprocess")} == {_line_of(spec, "postprocess:")}
+    by_line = {f["line"]: f["message"] for f in found}
+    post = by_line[_line_of(spec, "postprocess:")]
+    assert "postprocess.order = normalize_then_upsample" in post and "postprocess.eps = 1e-07" in post
+    assert "postprocess.normalize" not in post and all(f["severity"] == "warning" for f in found)
+    assert "tokens.gradients_from = patch_tokens" in by_line[_line_of(spec, "tokens:")]
+    assert len(found) == 2          # one finding per stated key, naming every default under it
