@@ -9,9 +9,10 @@ import time
 class StderrProgress:
     """Call it with what starts now; it shows that with the seconds elapsed. Silent off a terminal."""
 
-    def __init__(self, title: str, enabled: bool | None = None):
+    def __init__(self, title: str, enabled: bool | None = None, file=None):
         self.title = title
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.file = file or sys.stderr
+        self.enabled = self.file.isatty() if enabled is None else enabled
         self.started = time.monotonic()
         self._status = None
 
@@ -19,7 +20,8 @@ class StderrProgress:
         if self.enabled:
             from rich.console import Console
 
-            self._status = Console(stderr=True).status(f"camlint {self.title}")
+            console = Console(file=self.file, force_terminal=True)
+            self._status = console.status(f"camlint {self.title}")
             self._status.start()
         return self
 
