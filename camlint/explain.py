@@ -8,7 +8,7 @@ from camlint.rules import BY_CODE, BY_NAME, RULES
 GROUPS = {
     "CAM0": "Input and suppressions", "CAM1": "Completeness", "CAM2": "Consistency",
     "CAM3": "Spec and schema", "CAM4": "Citation and justification",
-    "CAM5": "Reproducibility artifacts",
+    "CAM5": "Reproducibility artifacts", "CAM6": "Verification",
 }
 
 
@@ -23,11 +23,11 @@ def rules_json() -> str:
 
 
 def rules_table(color: bool = False) -> str:
-    from camlint.formats.text import _console
+    from camlint.formats.text import string_console
     from rich.table import Table
     from rich.text import Text
 
-    console, buf = _console(color, None)
+    console, buf = string_console(color, None)
     table = Table(title="camlint rules", title_justify="left")
     for col in ("code", "name", "item", "severity", "summary"):
         table.add_column(col, overflow="fold")
@@ -75,11 +75,21 @@ def rule_page(rule) -> str:
         "",
         "## Suppress",
         "",
-        f"`% camlint: disable-next-line={rule.code} -- reason` before the line, "
-        f"`% camlint: disable={rule.code} -- reason` for the rest of the document, or "
-        f"`x-camlint-ignore: [\"{rule.code} -- reason\"]` in a camspec file.",
+        _suppress_text(rule),
         "",
     ])
+
+
+def _suppress_text(rule) -> str:
+    from camlint.rules.verify import VERIFY_ONLY
+
+    if rule.code in VERIFY_ONLY:
+        return ("Reported by `camlint verify` or `camlint sweep` from re-executing the spec, at the spec line "
+                "it concerns; fix the spec, the artifact or the tolerance (the exit status of verify is 1 "
+                "for an error-level finding).")
+    return (f"`% camlint: disable-next-line={rule.code} -- reason` before the line, "
+            f"`% camlint: disable={rule.code} -- reason` for the rest of the document, or "
+            f"`x-camlint-ignore: [\"{rule.code} -- reason\"]` in a camspec file.")
 
 
 def explain_rule(rule) -> str:

@@ -213,7 +213,8 @@ def test_quiet_statistics_and_exit_zero():
     assert {code: int(n) for n, code, _ in lines} == counts and stats.exit_code == 1
     assert [int(n) for n, _, _ in lines] == sorted((int(n) for n, _, _ in lines), reverse=True)
     as_json = json.loads(invoke("check", M13, "--statistics", "--format", "json").stdout)
-    assert {r["code"]: r["count"] for r in as_json} == {c: n for c, n in counts.items() if c != "CAM301"}
+    eleven_only = ("CAM301", "CAM604")     # block-eleven.yaml's own findings
+    assert {r["code"]: r["count"] for r in as_json} == {c: n for c, n in counts.items() if c not in eleven_only}
     assert invoke("check", M13, "--exit-zero").exit_code == 0
     assert invoke("check", M13, "missing.tex", "--exit-zero").exit_code == 2
 

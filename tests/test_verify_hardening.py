@@ -275,14 +275,15 @@ def test_inputs_with_the_same_stem_get_unique_names(tmp_path):
 
 
 def test_a_tolerance_a_constant_map_meets_is_not_reproduced(tmp_path):
-    from camlint.verify.run import render_text, verify
+    from camlint.formats.verification import verify_text
+    from camlint.verify.run import verify
 
     spec = _stage(tmp_path, "verify_loose_tolerance.yaml")
     report = verify(spec, device="cpu")
     assert report.reproduced is False
-    kinds = [f["kind"] for r in report.results for f in r.findings]
-    assert "tolerance-too-loose" in kinds
-    assert "tolerance: max_abs <= 1, pearson >= -1" in render_text(report)
+    codes = [f.code for r in report.results for f in r.findings]
+    assert "CAM605" in codes
+    assert "tolerance: max_abs <= 1, pearson >= -1" in verify_text(report)
 
 
 def test_an_artifact_matching_no_input_stops_verify(tmp_path):

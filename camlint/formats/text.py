@@ -45,7 +45,7 @@ def _around(line: str, col: int, width: int = 100) -> str:
     return ("…" if start else "") + line[start:start + width] + ("…" if start + width < len(line) else "")
 
 
-def _console(color: bool | None, width: int | None) -> tuple[Console, io.StringIO]:
+def string_console(color: bool | None, width: int | None) -> tuple[Console, io.StringIO]:
     buf = io.StringIO()
     width = width or int(os.environ.get("COLUMNS", 0) or 110)
     console = Console(file=buf, force_terminal=bool(color), no_color=not color, width=width,
@@ -56,7 +56,7 @@ def _console(color: bool | None, width: int | None) -> tuple[Console, io.StringI
 def render(reports, errors=(), *, color: bool | None = None, width: int | None = None, quiet: bool = False,
            **_) -> str:
     """`quiet`: the findings only (no checklist tables, summary or totals)."""
-    console, buf = _console(color, width)
+    console, buf = string_console(color, width)
     for rep in reports:
         _render_report(console, rep, quiet)
     if quiet:

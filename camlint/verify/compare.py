@@ -153,3 +153,41 @@ def localization(m: np.ndarray, box, tolerance_px: float = 0) -> dict:
     inside = pos[y0:y1, x0:x1].sum()
     return {"pointing": bool(x0 - t <= ix < x1 + t and y0 - t <= iy < y1 + t),
             "energy_in_box": float(inside / total) if total > 0 else 0.0}
+
+
+def agreement(maps: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Spearman and top-10% IoU between every pair of maps (one input)."""
+    X = np.stack([m.ravel() for m in maps]).astype(np.float64)
+    ranks = np.argsort(np.argsort(X, axis=1), axis=1).astype(np.float64)
+    ranks -= ranks.mean(axis=1, keepdims=True)
+    norms = np.linalg.norm(ranks, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    Z = ranks / norms
+    spearman = Z @ Z.T
+    k = max(1, int(round(X.shape[1] * 0.1)))
+    top = np.zeros_like(X, dtype=bool)
+    idx = np.argsort(X, axis=1)[:, -k:]
+    np.put_along_axis(top, idx, True, axis=1)
+    inter = top.astype(np.float64) @ top.T.astype(np.float64)
+    iou = inter / (2 * k - inter)
+    return spearman, iou
+
+
+def clusters(S: np.ndarray, threshold: float) -> list[list[int]]:
+    """Groups of maps linked by agreement >= threshold (union-find), largest first."""
+    parent = list(range(len(S)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(S)):
+        for j in range(i + 1, len(S)):
+            if S[i, j] >= threshold:
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(S)):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values(), key=len, reverse=True)

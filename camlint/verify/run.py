@@ -1,11 +1,10 @@
 """`camlint verify SPEC`: rebuild every declared map and say whether the reported ones are reproduced."""
 from __future__ import annotations
 
-import json
 import os
 import platform
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,51 +16,13 @@ from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import load_input, preprocessing_config
 from camlint.verify.model import build_model, sha256_of
+from camlint.rules import BY_CODE
+from camlint.rules.verify import (DEGENERATE_MAP, MAP_NOT_REPRODUCED, NONDETERMINISTIC_RUN,
+                                  TOLERANCE_ACCEPTS_CONSTANT, finding)
+from camlint.verify.report import InputResult, VerifyReport, tolerance_text
 from camlint.verify.spec import ExecSpec, SpecError, exec_spec, with_lines
 
 DETERMINISM_ATOL = 1e-6
-
-
-@dataclass
-class InputResult:
-    input: str
-    fingerprint: dict
-    comparison: dict | None = None
-    reproduced: bool | None = None
-    degenerate: bool = False
-    findings: list = field(default_factory=list)
-    localization: dict | None = None
-    predicted: int | None = None
-    final: np.ndarray | None = None
-    raw: np.ndarray | None = None
-    picture: np.ndarray | None = None
-
-    def to_json(self) -> dict:
-        out = {"input": self.input, "fingerprint": self.fingerprint, "comparison": self.comparison,
-               "reproduced": self.reproduced, "degenerate": self.degenerate, "findings": self.findings}
-        if self.localization is not None:
-            out["localization"] = self.localization
-        if self.predicted is not None:
-            out["class"] = self.predicted
-        return out
-
-
-@dataclass
-class VerifyReport:
-    spec: str
-    environment: dict
-    results: list[InputResult]
-
-    @property
-    def reproduced(self) -> bool | None:
-        declared = [r.reproduced for r in self.results if r.reproduced is not None]
-        if any(r.degenerate for r in self.results):
-            return False
-        return all(declared) if declared else None
-
-    def to_json(self) -> dict:
-        return {"camlint_version": __version__, "spec": self.spec, "reproduced": self.reproduced,
-                "environment": self.environment, "results": [r.to_json() for r in self.results]}
 
 
 # Checked by the engine against the model it builds (the linter cannot see model.kwargs such as
@@ -69,13 +30,10 @@ class VerifyReport:
 ENGINE_CHECKED = frozenset({"CAM202", "CAM203"})
 
 
-def blocking_findings(spec_path: Path, open_keys_allowed: bool = False) -> list[str]:
-    """Every error-level finding `camlint check` reports on the spec, in its own words.
+def blocking_findings(report, open_keys_allowed: bool = False) -> list[str]:
+    """Every error-level finding of `camlint check`'s report on the spec, in its own words.
 
     A completeness finding only blocks for a key the engine executes; a sweep runs on open keys."""
-    from camlint.check import check_file
-
-    report = check_file(spec_path)
     out = []
     for f in report.findings:
         if f.code in ENGINE_CHECKED:
@@ -91,14 +49,16 @@ def blocking_findings(spec_path: Path, open_keys_allowed: bool = False) -> list[
 
 
 def load_spec(spec_path: Path, force: bool = False, open_keys_allowed: bool = False):
-    """(LoadedYAML, data) of a camspec that `camlint check` finds no error in (unless force)."""
+    """(LoadedYAML, `camlint check` report) of a camspec that check finds no error in (unless force)."""
+    from camlint.check import check_file
     from camlint.specfile import SPEC_SUFFIXES
     from camlint.yamlsafe import load_file
 
     if spec_path.suffix.lower() not in SPEC_SUFFIXES:
         raise SpecError([f"{spec_path} is not a camspec file ({', '.join(SPEC_SUFFIXES)}); verify and sweep "
                          "execute a camspec (camlint init MANUSCRIPT writes one; camlint check reads manuscripts)"])
-    problems = blocking_findings(spec_path, open_keys_allowed)
+    lint = check_file(spec_path)
+    problems = blocking_findings(lint, open_keys_allowed)
     if problems and not force:
         raise SpecError(["the spec is not complete enough to execute, or has errors (camlint check shows them; "
                          "--force runs anyway where it is safe):"]
@@ -106,7 +66,7 @@ def load_spec(spec_path: Path, force: bool = False, open_keys_allowed: bool = Fa
     loaded = load_file(spec_path)
     if not isinstance(loaded.data, dict):
         raise SpecError([f"{spec_path}:1: a camspec is a mapping of checklist keys"])
-    return loaded
+    return loaded, lint
 
 
 def exec_spec_at(spec_path: Path, loaded, data: dict | None = None) -> ExecSpec:
@@ -186,72 +146,104 @@ def _likely_cause(spec: ExecSpec, model) -> str:
     return ""
 
 
-def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, progress: bool = False,
-           force: bool = False) -> VerifyReport:
-    writable_folder(maps_out, "--maps-out")
-    loaded = load_spec(spec_path, force)
+@dataclass
+class Run:
+    """One verify run: the spec as read, checked and executed, the model, and where findings point."""
+    spec_path: Path
+    loaded: object
+    lint: object
+    spec: ExecSpec
+    model: object
+    source: str
+    device: torch.device
+    dtype: torch.dtype
+    pre: dict
+
+    @property
+    def file(self) -> str:
+        return self.lint.path if self.lint is not None else str(self.spec_path)
+
+    def line(self, *path) -> int:
+        """The spec line of a key path (its nearest stated parent when it is absent)."""
+        return self.loaded.position(path)[0]
+
+
+def _no_progress(_text: str) -> None:
+    return None
+
+
+def prepare(spec_path: Path, device: str, force: bool, progress=_no_progress) -> Run:
+    """Check, read and build: everything before the first input (errors are SpecError)."""
+    progress(f"checking {spec_path.name}")
+    loaded, lint = load_spec(spec_path, force)
     spec = exec_spec_at(spec_path, loaded)
     if not spec.inputs:
         raise SpecError(["inputs: the spec declares no input to compute a map for"])
-    stems = plan_maps_out(maps_out, spec)
     rt = spec.runtime
     dev = pick_device(device if device != "auto" else rt.get("device", "auto"))
     dtype = torch.float64 if rt["dtype"] == "float64" else torch.float32
-    deterministic = rt["deterministic"]
-    if deterministic:
+    if rt["deterministic"]:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
         torch.use_deterministic_algorithms(True, warn_only=True)
+    progress(f"building {spec.model.arch} on {dev.type}")
     model, source = build_model_at(spec_path, loaded, spec)
     model = model.to(device=dev, dtype=dtype)
     pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
-    artifacts = {a.input: a for a in spec.artifacts}
-    results, forced = [], []
-    bar = None
-    if progress and len(spec.inputs) > 1:
-        from rich.progress import Progress
+    return Run(spec_path, loaded, lint, spec, model, source, dev, dtype, pre)
 
-        bar = Progress(transient=True)
-        task = bar.add_task("verifying", total=len(spec.inputs))
-        bar.start()
-    try:
-        for item in spec.inputs:
-            if rt.get("seed") is not None:
-                torch.manual_seed(rt["seed"])
-            x, picture = load_input(item, pre)
-            x = x[None].to(device=dev, dtype=dtype)
-            raw, final, ps = _compute(model, x, spec, item)
-            raw2, final2, _ = _compute(model, x, spec, item)
-            forced = sorted(set(forced) | set(ps.capture.forced_explicit))
-            raw_np, final_np = raw.detach().cpu().double().numpy(), final.detach().cpu().double().numpy()
-            res = InputResult(item.name, {"raw": compare.sketch(raw_np), "final": compare.sketch(final_np),
-                                          "match_within_levels": compare.SKETCH_MATCH,
-                                          "exact_final": compare.fingerprint(final_np, spec.fingerprint_step),
-                                          "step": spec.fingerprint_step},
-                              final=final_np, raw=raw_np, picture=picture,
-                              predicted=next(iter(ps.classes.values()), None))
-            diff = float((final - final2).abs().max())
-            if diff > DETERMINISM_ATOL:
-                res.findings.append({"kind": "nondeterministic", "severity": "warning",
-                                     "message": f"two runs differ by {diff:.3g} (max |diff|)"})
-            why = compare.degenerate(final_np) or compare.degenerate(raw_np)
-            if why:
-                res.degenerate = True
-                res.findings.append({"kind": "degenerate", "severity": "error",
-                                     "message": why + _likely_cause(spec, model)})
-            if item.box is not None:
-                res.localization = compare.localization(final_np, item.box, spec.pointing_px)
-            art = artifacts.get(item.name)
-            if art is not None:
-                _compare(res, art, spec)
-            results.append(res)
-            if maps_out is not None:
-                write_maps(maps_out, stems[item.name], res)
-            if bar:
-                bar.advance(task)
-    finally:
-        if bar:
-            bar.stop()
-    return VerifyReport(str(spec_path), environment(dev, dtype, spec, source, pre, forced, deterministic), results)
+
+def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, progress=None,
+           force: bool = False, repeat: bool = False) -> VerifyReport:
+    """`repeat`: check determinism (a second run) on every input, not only the first."""
+    progress = progress or _no_progress
+    writable_folder(maps_out, "--maps-out")
+    run = prepare(spec_path, device, force, progress)
+    stems = plan_maps_out(maps_out, run.spec)
+    results, forced = [], set()
+    total = len(run.spec.inputs)
+    for n, item in enumerate(run.spec.inputs):
+        progress(f"input {n + 1}/{total} {item.name}: forward and backward passes")
+        res, ps = verify_input(run, n, twice=repeat or n == 0)
+        forced |= set(ps.capture.forced_explicit)
+        results.append(res)
+        if maps_out is not None:
+            write_maps(maps_out, stems[item.name], res)
+    env = environment(run.device, run.dtype, run.spec, run.source, run.pre, sorted(forced),
+                      run.spec.runtime["deterministic"])
+    env["determinism_checked_on"] = "every input" if repeat else "the first input"
+    return VerifyReport(str(spec_path), env, results, lint=run.lint)
+
+
+def verify_input(run: Run, n: int, twice: bool) -> tuple[InputResult, object]:
+    """The map of input n, its sketch, and every finding about it (at its spec line)."""
+    spec, item = run.spec, run.spec.inputs[n]
+    if spec.runtime.get("seed") is not None:
+        torch.manual_seed(spec.runtime["seed"])
+    x, picture = load_input(item, run.pre)
+    x = x[None].to(device=run.device, dtype=run.dtype)
+    raw, final, ps = _compute(run.model, x, spec, item)
+    raw_np, final_np = raw.detach().cpu().double().numpy(), final.detach().cpu().double().numpy()
+    res = InputResult(item.name, {"raw": compare.sketch(raw_np), "final": compare.sketch(final_np),
+                                  "match_within_levels": compare.SKETCH_MATCH,
+                                  "exact_final": compare.fingerprint(final_np, spec.fingerprint_step),
+                                  "step": spec.fingerprint_step},
+                      final=final_np, raw=raw_np, picture=picture, predicted=next(iter(ps.classes.values()), None))
+    if twice:
+        diff = float((final - _compute(run.model, x, spec, item)[1]).abs().max())
+        if diff > DETERMINISM_ATOL:
+            res.findings.append(finding(NONDETERMINISTIC_RUN, f"{item.name}: two runs differ by {diff:.3g} "
+                                        "(max |diff|)", run.file, run.line("runtime")))
+    why = compare.degenerate(final_np) or compare.degenerate(raw_np)
+    if why:
+        res.degenerate = True
+        res.findings.append(finding(DEGENERATE_MAP, f"{item.name}: {why}{_likely_cause(spec, run.model)}",
+                                    run.file, run.line("location")))
+    if item.box is not None:
+        res.localization = compare.localization(final_np, item.box, spec.pointing_px)
+    for k, art in enumerate(spec.artifacts):
+        if art.input == item.name:
+            _compare(res, art, run, k)
+    return res, ps
 
 
 def _compute(model, x, spec: ExecSpec, item):
@@ -260,10 +252,11 @@ def _compute(model, x, spec: ExecSpec, item):
     return raw, final, ps
 
 
-def _compare(res: InputResult, art, spec: ExecSpec) -> None:
+def _compare(res: InputResult, art, run: Run, k: int) -> None:
+    spec, where = run.spec, (run.file, run.line("artifacts", k))
     if art.sha256 and sha256_of(art.map).lower() != art.sha256.lower():
-        res.findings.append({"kind": "artifact-hash-mismatch", "severity": "error",
-                             "message": f"{art.map.name}: sha256 differs from the declared one"})
+        res.findings.append(finding(BY_CODE["CAM503"], f"{art.map.name}: sha256 differs from the declared one",
+                                    run.file, run.line("artifacts", k, "sha256")))
         res.reproduced = False
         return
     reported = compare.load_artifact(art.map)
@@ -277,16 +270,13 @@ def _compare(res: InputResult, art, spec: ExecSpec) -> None:
     constant = np.full(ours.shape, float(np.mean(compare.resize_to(reported, ours.shape))))
     if compare.passes(compare.metrics(constant, reported), spec.tolerance)[0]:
         res.reproduced = False
-        res.findings.append({"kind": "tolerance-too-loose", "severity": "error",
-                             "message": f"the tolerance ({tolerance_text(spec.tolerance)}) also accepts a constant "
-                                        f"map for {art.map.name}, so it cannot show that the map is reproduced"})
+        res.findings.append(finding(TOLERANCE_ACCEPTS_CONSTANT,
+                                    f"the tolerance ({tolerance_text(spec.tolerance)}) also accepts a constant map "
+                                    f"for {art.map.name}, so it cannot show that the map is reproduced",
+                                    run.file, run.line("tolerance") if "tolerance" in run.loaded.data else where[1]))
     elif not ok:
-        res.findings.append({"kind": "not-reproduced", "severity": "error",
-                             "message": f"{art.map.name} is not reproduced: " + "; ".join(failed)})
-
-
-def tolerance_text(tolerance: dict) -> str:
-    return ", ".join(f"{k} {'<=' if k == 'max_abs' else '>='} {v:g}" for k, v in tolerance.items())
+        res.findings.append(finding(MAP_NOT_REPRODUCED, f"{art.map.name} is not reproduced for input {res.input}: "
+                                    + "; ".join(failed), *where))
 
 
 def colormap(m: np.ndarray) -> np.ndarray:
@@ -342,49 +332,3 @@ def write_maps(folder: Path, stem: str, res: InputResult) -> None:
         write_atomic(folder / f"{stem}.png", png.getvalue())
     except (OSError, UnsafeTarget) as exc:
         raise SpecError([f"--maps-out {folder}: cannot write ({exc})"]) from None
-
-
-def render_json(report: VerifyReport) -> str:
-    return json.dumps(report.to_json(), indent=2) + "\n"
-
-
-def render_text(report: VerifyReport, color: bool = False) -> str:
-    from rich.table import Table
-    from rich.text import Text
-
-    from camlint.formats.text import _console
-
-    console, buf = _console(color, None)
-    env = report.environment
-    console.print(Text(f"camlint verify {report.spec}", style="bold"))
-    console.print(f"  {env['arch']} ({env['weights']}) on {env['device']}, {env['dtype']}; "
-                  f"torch {env['torch']}, timm {env['timm']}; attention: {env['attention_path']}")
-    console.print(f"  procedure: {env['procedure']}")
-    if env.get("defaults"):
-        console.print(Text("  left to camlint's defaults (state them to be sure): " + "; ".join(env["defaults"])))
-    compared = [r.comparison for r in report.results if r.comparison]
-    if compared:
-        console.print(f"  tolerance: {tolerance_text(compared[0]['tolerance'])}")
-    table = Table(title_justify="left")
-    for col in ("input", "class", "max |diff|", "pearson", "spearman", "top-10% IoU", "result"):
-        table.add_column(col)
-    for r in report.results:
-        c = r.comparison or {}
-        verdict = ("degenerate" if r.degenerate else "reproduced" if r.reproduced else
-                   "NOT reproduced" if r.reproduced is False else "computed")
-        style = "red" if r.degenerate or r.reproduced is False else "green" if r.reproduced else ""
-        table.add_row(Text(r.input), str(r.predicted if r.predicted is not None else ""),
-                      *(f"{c[k]:.4g}" if k in c else "-" for k in ("max_abs", "pearson", "spearman", "top10_iou")),
-                      Text(verdict, style=style))
-    console.print(table)
-    for r in report.results:      # whole, never truncated: a paper prints these
-        console.print(Text(f"  sketch {r.input}: final {r.fingerprint['final']}  raw {r.fingerprint['raw']}"),
-                      soft_wrap=True)
-    for r in report.results:
-        for f in r.findings:
-            console.print(Text(f"  {r.input}: {f['severity']}: {f['kind']}: {f['message']}",
-                               style="red" if f["severity"] == "error" else "yellow"))
-    overall = report.reproduced
-    console.print(Text("reproduced" if overall else "NOT reproduced" if overall is False
-                       else "maps computed; nothing declared to compare", style="bold"))
-    return buf.getvalue()

@@ -8,7 +8,6 @@ each variant from that cache.
 from __future__ import annotations
 
 import copy
-import json
 import math
 import random
 from dataclasses import dataclass, field, replace
@@ -22,7 +21,7 @@ from camlint.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import load_input, preprocessing_config
-from camlint.verify.spec import Procedure, SpecError, exec_spec, procedure_from
+from camlint.verify.spec import Procedure, SpecError, procedure_from
 
 def default_axis(key: str) -> list:
     """What an open key may be when the spec leaves it open: its item's sweep axis (--space FILE overrides)."""
@@ -56,6 +55,13 @@ class SweepResult:
     maps: dict = field(default_factory=dict)                          # input -> list of final maps
     pictures: dict = field(default_factory=dict)
     verdict: str = ""
+    lint: object = None                                               # `camlint check` report of the spec
+    findings: list = field(default_factory=list)                      # CAM6xx findings of the sweep
+
+    def document(self):
+        from camlint.verify.report import document, merged
+
+        return document(self.spec, self.lint, merged(self.lint, self.findings))
 
     def to_json(self) -> dict:
         return {
@@ -69,6 +75,7 @@ class SweepResult:
             "agreement": {"spearman": _matrix(self.spearman), "top10_iou": _matrix(self.iou)},
             "clusters": [[self.variants[i].label for i in c] for c in self.clusters],
             "verdict": self.verdict,
+            "findings": [f.to_json() for f in self.findings],
         }
 
 
@@ -194,50 +201,16 @@ def _choice_label(choice: dict) -> str:
     return " ".join(parts)
 
 
-def _agreement(maps: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    X = np.stack([m.ravel() for m in maps]).astype(np.float64)
-    ranks = np.argsort(np.argsort(X, axis=1), axis=1).astype(np.float64)
-    ranks -= ranks.mean(axis=1, keepdims=True)
-    norms = np.linalg.norm(ranks, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    Z = ranks / norms
-    spearman = Z @ Z.T
-    k = max(1, int(round(X.shape[1] * 0.1)))
-    top = np.zeros_like(X, dtype=bool)
-    idx = np.argsort(X, axis=1)[:, -k:]
-    np.put_along_axis(top, idx, True, axis=1)
-    inter = top.astype(np.float64) @ top.T.astype(np.float64)
-    iou = inter / (2 * k - inter)
-    return spearman, iou
-
-
-def _clusters(S: np.ndarray, threshold: float) -> list[list[int]]:
-    parent = list(range(len(S)))
-
-    def find(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(len(S)):
-        for j in range(i + 1, len(S)):
-            if S[i, j] >= threshold:
-                parent[find(i)] = find(j)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(S)):
-        groups.setdefault(find(i), []).append(i)
-    return sorted(groups.values(), key=len, reverse=True)
-
-
 def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, device: str = "auto",
-          agree: float = 0.8, out: Path | None = None, force: bool = False) -> SweepResult:
+          agree: float = 0.8, out: Path | None = None, force: bool = False, progress=None) -> SweepResult:
     import torch
 
     from camlint.verify.run import build_model_at, exec_spec_at, load_spec, pick_device, writable_folder
 
+    progress = progress or (lambda _text: None)
     writable_folder(out, "--out")
-    loaded = load_spec(spec_path, force, open_keys_allowed=True)
+    progress(f"checking {spec_path.name}")
+    loaded, lint = load_spec(spec_path, force, open_keys_allowed=True)
     data = {k: v for k, v in loaded.data.items() if not vocab.is_placeholder(v)}
     variants, dropped, capped = enumerate_variants(data, space or {}, cap)
     if not variants:
@@ -249,43 +222,72 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
         raise SpecError(["inputs: the sweep needs at least one input (image or .npy tensor)"])
     dev = pick_device(device if device != "auto" else spec.runtime["device"])
     dtype = torch.float64 if spec.runtime["dtype"] == "float64" else torch.float32
+    progress(f"building {spec.model.arch} on {dev.type}")
     model, _ = build_model_at(spec_path, loaded, spec)
     model = model.to(device=dev, dtype=dtype)
     pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
-    result = SweepResult(str(spec_path), open_keys(data), variants, dropped, capped_from=capped)
-    per_input_S, per_input_I, hits = [], [], []
-    for item in spec.inputs:
+    result = SweepResult(str(spec_path), open_keys(data), variants, dropped, capped_from=capped, lint=lint)
+    acc = _Agreement()
+    for n, item in enumerate(spec.inputs):
+        progress(f"input {n + 1}/{len(spec.inputs)} {item.name}: {len(result.variants)} procedures")
         if spec.runtime.get("seed") is not None:
             torch.manual_seed(spec.runtime["seed"])
         x, picture = load_input(item, pre)
-        x = x[None].to(device=dev, dtype=dtype)
-        ps = run_passes(model, x, [v.procedure for v in result.variants], item.label)
-        finals, kept = [], []
-        for i, v in enumerate(result.variants):
-            try:
-                _, final = compute(ps, v.procedure)
-            except SpecError as exc:
-                result.dropped.append((v.label, "; ".join(exc.messages)))
-                continue
-            finals.append(final.detach().cpu().double().numpy())
-            kept.append(i)
+        finals, kept = _maps_of(result, run_passes(model, x[None].to(device=dev, dtype=dtype),
+                                                   [v.procedure for v in result.variants], item.label))
         if len(kept) != len(result.variants):       # drop failing variants everywhere
             result.variants = [result.variants[i] for i in kept]
             for name in result.maps:
                 result.maps[name] = [result.maps[name][i] for i in kept]
-            per_input_S = [S[np.ix_(kept, kept)] for S in per_input_S]
-            per_input_I = [I[np.ix_(kept, kept)] for I in per_input_I]
-            hits = [[h[i] for i in kept] for h in hits]
+            acc.keep(kept)
         result.maps[item.name] = finals
         result.pictures[item.name] = picture
         result.inputs.append(item.name)
-        S, I = _agreement(finals)
-        per_input_S.append(S)
-        per_input_I.append(I)
-        if item.box is not None:
-            hits.append([compare.localization(m, item.box, spec.pointing_px) for m in finals])
-    result.spearman = np.mean(per_input_S, axis=0)
-    result.iou = np.mean(per_input_I, axis=0)
+        acc.add(finals, [compare.localization(m, item.box, spec.pointing_px) for m in finals]
+                if item.box is not None else None)
+    _summarise(result, acc, agree)
+    from camlint.verify.sweep_report import sweep_findings
+
+    result.findings = sweep_findings(result, loaded)
+    return result
+
+
+class _Agreement:
+    """Per-input agreement matrices and localisation hits, kept in step with the live variants."""
+
+    def __init__(self):
+        self.S, self.I, self.hits = [], [], []
+
+    def keep(self, kept: list[int]) -> None:
+        self.S = [S[np.ix_(kept, kept)] for S in self.S]
+        self.I = [I[np.ix_(kept, kept)] for I in self.I]
+        self.hits = [[h[i] for i in kept] for h in self.hits]
+
+    def add(self, finals: list, hits: list | None) -> None:
+        S, I = compare.agreement(finals)
+        self.S.append(S)
+        self.I.append(I)
+        if hits is not None:
+            self.hits.append(hits)
+
+
+def _maps_of(result: SweepResult, ps) -> tuple[list, list[int]]:
+    """The final map of every variant from one shared capture; a variant that fails is dropped."""
+    finals, kept = [], []
+    for i, v in enumerate(result.variants):
+        try:
+            _, final = compute(ps, v.procedure)
+        except SpecError as exc:
+            result.dropped.append((v.label, "; ".join(exc.messages)))
+            continue
+        finals.append(final.detach().cpu().double().numpy())
+        kept.append(i)
+    return finals, kept
+
+
+def _summarise(result: SweepResult, acc: _Agreement, agree: float) -> None:
+    result.spearman = np.mean(acc.S, axis=0)
+    result.iou = np.mean(acc.I, axis=0)
     first = result.maps[result.inputs[0]]
     result.distinct = len({compare.fingerprint(m, 1e-3) for m in first})
     # a map that is constant on every input (zero gradients) agrees with nothing: it has no ranks
@@ -295,15 +297,14 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
     for i in result.degenerate:
         result.spearman[i, :] = result.spearman[:, i] = np.nan
         result.iou[i, :] = result.iou[:, i] = np.nan
-    sub_clusters = _clusters(result.spearman[np.ix_(live, live)], agree) if live else []
+    sub_clusters = compare.clusters(result.spearman[np.ix_(live, live)], agree) if live else []
     result.clusters = [[live[i] for i in c] for c in sub_clusters]
-    if hits:
-        n = len(hits)
-        result.localization = [{"pointing_rate": sum(h[i]["pointing"] for h in hits) / n,
-                                "energy_in_box": float(np.mean([h[i]["energy_in_box"] for h in hits]))}
+    if acc.hits:
+        n = len(acc.hits)
+        result.localization = [{"pointing_rate": sum(h[i]["pointing"] for h in acc.hits) / n,
+                                "energy_in_box": float(np.mean([h[i]["energy_in_box"] for h in acc.hits]))}
                                for i in range(len(result.variants))]
     result.verdict = verdict(result)
-    return result
 
 
 def verdict(r: SweepResult) -> str:
@@ -357,95 +358,3 @@ def load_space(path: Path | None) -> dict:
     if problems:
         raise SpecError(problems)
     return data
-
-
-def write_outputs(r: SweepResult, out: Path, max_inputs: int = 4) -> list[Path]:
-    """sweep.json, agreement.json and one grid per input in `out` (never through a link)."""
-    import io
-    import re
-
-    from camlint.safe_write import UnsafeTarget, write_atomic
-
-    files = {"sweep.json": json.dumps(r.to_json(), indent=2) + "\n",
-             "agreement.json": json.dumps({"labels": [v.label for v in r.variants], "spearman": _matrix(r.spearman),
-                                           "top10_iou": _matrix(r.iou)}, indent=2) + "\n"}
-    for k, name in enumerate(r.inputs[:max_inputs]):
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:80] or str(k)
-        buf = io.BytesIO()
-        grid_figure(r, name).save(buf, format="PNG")
-        files["grid.png" if k == 0 else f"grid-{k}-{safe}.png"] = buf.getvalue()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for file_name, data in files.items():
-            write_atomic(out / file_name, data)
-    except (OSError, UnsafeTarget) as exc:
-        raise SpecError([f"--out {out}: cannot write ({exc})"]) from None
-    return [out / f for f in files]
-
-
-def grid_figure(r: SweepResult, name: str, tile: int = 112, cols: int = 6):
-    from PIL import Image, ImageDraw, ImageFont
-
-    from camlint.verify.run import overlay
-
-    maps, picture = r.maps[name], r.pictures[name]
-    label_h = 30
-    rows = (len(maps) + cols - 1) // cols
-    fig = Image.new("RGB", (cols * tile, rows * (tile + label_h) + 18), "white")
-    draw = ImageDraw.Draw(fig)
-    font = ImageFont.load_default()
-    draw.text((4, 3), f"{name}: {len(maps)} procedures ({r.verdict[:90]})", fill="black", font=font)
-    for i, m in enumerate(maps):
-        x, y = (i % cols) * tile, 18 + (i // cols) * (tile + label_h)
-        img = Image.fromarray(overlay(picture, m)).resize((tile - 4, tile - 4), Image.NEAREST)
-        fig.paste(img, (x + 2, y + 2))
-        words = r.variants[i].label.replace("location:", "").replace("target:kind=", "").split()
-        lines, line = [], ""
-        for w in words:
-            if len(line) + len(w) > 19:
-                lines.append(line)
-                line = w
-            else:
-                line = f"{line} {w}".strip()
-        lines.append(line)
-        for j, text in enumerate(lines[:3]):
-            draw.text((x + 2, y + tile + j * 9 - 1), text[:22], fill="black", font=font)
-        if r.localization:
-            hit = r.localization[i]["pointing_rate"]
-            draw.rectangle((x + 2, y + 2, x + tile - 3, y + tile - 3), outline=(0, 160, 0) if hit >= 0.5 else (200, 0, 0),
-                           width=2)
-    return fig
-
-
-def render_text(r: SweepResult) -> str:
-    from rich.table import Table
-    from rich.text import Text
-
-    from camlint.formats.text import _console
-
-    console, buf = _console(False, None)
-    console.print(Text(f"camlint sweep {r.spec}", style="bold"))
-    console.print(f"  open keys: {', '.join(r.open_keys) or 'none'}; {len(r.variants)} procedures, "
-                  f"{r.distinct} distinct maps; inputs: {', '.join(r.inputs)}")
-    table = Table(title_justify="left")
-    table.add_column("#")
-    table.add_column("procedure (open choices)")
-    table.add_column("median Spearman to others")
-    if r.localization:
-        table.add_column("pointing")
-        table.add_column("energy in box")
-    for i, v in enumerate(r.variants):
-        others = np.delete(r.spearman[i], i)
-        others = others[~np.isnan(others)]
-        row = [str(i), Text(v.label), "constant map" if i in r.degenerate else
-               f"{np.median(others):.2f}" if len(others) else "-"]
-        if r.localization:
-            row += [f"{r.localization[i]['pointing_rate']:.2f}", f"{r.localization[i]['energy_in_box']:.2f}"]
-        table.add_row(*row)
-    console.print(table)
-    for k, c in enumerate(r.clusters[:8]):
-        console.print(f"  cluster {k + 1}: " + ", ".join(f"#{i}" for i in c))
-    for label, why in r.dropped[:10]:
-        console.print(Text(f"  dropped {label}: {why}", style="dim"))
-    console.print(Text(r.verdict, style="bold"))
-    return buf.getvalue()

@@ -191,7 +191,7 @@ def write_figures() -> None:
     """sweep-grid.png (camlint sweep of testbed-open.yaml) and demo.png for the README."""
     from PIL import Image, ImageDraw
 
-    from camlint.verify import sweep as sw
+    from camlint.verify import sweep as sw, sweep_report
     from camlint.verify.run import overlay
 
     from camlint.verify.compare import localization
@@ -206,7 +206,7 @@ def write_figures() -> None:
     # the figure shows the input where the documented recipe puts most energy in the box (the
     # verdict above is over all inputs), beside the most different variant that misses
     name = max(result.inputs, key=lambda n: localization(result.maps[n][documented], boxes[n])["energy_in_box"])
-    sw.grid_figure(result, name).save(HERE / "sweep-grid.png")
+    sweep_report.grid_figure(result, name).save(HERE / "sweep-grid.png")
     live = [i for i in range(len(labels)) if i not in result.degenerate]
     failing = min(live, key=lambda i: (result.localization[i]["pointing_rate"], result.spearman[documented, i]))
     picture = result.pictures[name]

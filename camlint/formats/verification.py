@@ -1,0 +1,211 @@
+"""`camlint verify` and `camlint sweep` reports in every format.
+
+text and markdown are written here (a table of maps, the resolved procedure with its defaults
+marked, the sketches whole); json is the verify/sweep payload; sarif, github and the other
+finding formats render the spec's document with the CAM6xx findings, like `camlint check`.
+Torch-free: the reports are read as plain records.
+"""
+from __future__ import annotations
+
+import json
+
+from rich.table import Table
+from rich.text import Text
+
+from camlint.findings import location
+from camlint.formats.text import string_console
+from camlint.sanitize import printable_lines
+from camlint.verify.report import tolerance_text
+
+
+# Procedure fields whose name differs from the spec key a default is reported under.
+_FIELD_OF = {"reshape.order": "order", "postprocess.order": "post_order"}
+_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+def render_verify(fmt: str, report, color: bool = False) -> str:
+    if fmt == "json":
+        return _json(report.to_json())
+    if fmt == "text":
+        return verify_text(report, color)
+    if fmt == "markdown":
+        return printable_lines(verify_markdown(report))
+    return _finding_format(fmt, report.document())
+
+
+def render_sweep(fmt: str, result, color: bool = False) -> str:
+    if fmt == "json":
+        return _json(result.to_json())
+    if fmt == "text":
+        return sweep_text(result, color)
+    if fmt == "markdown":
+        return printable_lines(sweep_markdown(result))
+    return _finding_format(fmt, result.document())
+
+
+def _json(payload: dict) -> str:
+    from camlint.formats.json_format import _UNSAFE
+
+    text = json.dumps(payload, indent=2, ensure_ascii=False)
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+def _finding_format(fmt: str, document) -> str:
+    from camlint.formats import render
+
+    return render(fmt, [document], [])
+
+
+def _verdict(r) -> str:
+    return ("degenerate" if r.degenerate else "reproduced" if r.reproduced else
+            "NOT reproduced" if r.reproduced is False else "computed")
+
+
+def _overall(report) -> str:
+    overall = report.reproduced
+    return ("reproduced" if overall else "NOT reproduced" if overall is False
+            else "maps computed; nothing declared to compare")
+
+
+def resolved_rows(env: dict) -> list[tuple[str, str, bool]]:
+    """(choice, value, taken from a default) for every choice of the executed procedure."""
+    defaults = {}
+    for entry in env.get("defaults", []):
+        dotted, _, value = entry.partition(" = ")
+        defaults[_FIELD_OF.get(dotted, dotted.split(".")[-1])] = dotted
+    rows = []
+    for key, value in env.get("procedure_resolved", {}).items():
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else "-" if value is None else str(value)
+        rows.append((key, shown, key in defaults))
+    rows.append(("dtype", str(env.get("dtype", "")), "dtype" in defaults))
+    return rows
+
+
+def _metric_cells(r) -> list[str]:
+    c = r.comparison or {}
+    return [f"{c[k]:.4g}" if k in c else "-" for k in ("max_abs", "pearson", "spearman", "top10_iou")]
+
+
+def verify_text(report, color: bool = False) -> str:
+    console, buf = string_console(color, None)
+    env = report.environment
+    console.print(Text(f"camlint verify {report.spec}", style="bold"))
+    console.print(Text(f"  {env['arch']} ({env['weights']}) on {env['device']}, {env['dtype']}; "
+                       f"torch {env['torch']}, timm {env['timm']}; attention: {env['attention_path']}"))
+    console.print(Text(f"  procedure: {env['procedure']}"))
+    console.print(Text("  resolved (* = camlint's default; state it to be sure): " + "; ".join(
+        f"{k}={v}{'*' if d else ''}" for k, v, d in resolved_rows(env))), soft_wrap=True)
+    compared = [r.comparison for r in report.results if r.comparison]
+    if compared:
+        console.print(f"  tolerance: {tolerance_text(compared[0]['tolerance'])}")
+    table = Table(title_justify="left")
+    for col in ("input", "class", "max |diff|", "pearson", "spearman", "top-10% IoU", "result"):
+        table.add_column(col)
+    for r in report.results:
+        style = "red" if r.degenerate or r.reproduced is False else "green" if r.reproduced else ""
+        table.add_row(Text(r.input), str(r.predicted if r.predicted is not None else ""), *_metric_cells(r),
+                      Text(_verdict(r), style=style))
+    console.print(table)
+    for r in report.results:      # whole, never truncated: a paper prints these
+        console.print(Text(f"  sketch {r.input}: final {r.fingerprint['final']}  raw {r.fingerprint['raw']}"),
+                      soft_wrap=True)
+    _text_findings(console, report.findings)
+    console.print(Text(_overall(report), style="bold"))
+    return buf.getvalue()
+
+
+def _text_findings(console, findings) -> None:
+    for f in findings:
+        head = Text(f"  {f.file}:{f.line}:{f.col}  ")
+        head.append(f"{f.severity:<7}", style=_STYLE[f.severity])
+        head.append(f" {f.code} ", style="bold")
+        head.append(f"{f.name}: ", style="dim")
+        head.append(f.message)
+        console.print(head, soft_wrap=True)
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_findings(findings) -> list[str]:
+    if not findings:
+        return ["No findings.", ""]
+    out = [f"**Findings ({len(findings)})**", ""]
+    for f in findings:
+        out.append(f"- **{f.code}** `{f.name}` ({f.severity}) at `{location(f)}`: {_cell(f.message)}  ")
+        out.append(f"  _Fix:_ {_cell(f.hint)}")
+    return out + [""]
+
+
+def verify_markdown(report) -> str:
+    env = report.environment
+    out = [f"### camlint verify: `{report.spec}`", "", f"**Result: {_overall(report)}**", "",
+           f"{env['arch']} ({_cell(env['weights'])}) on {env['device']}, {env['dtype']}; torch {env['torch']}, "
+           f"timm {env['timm']}, camlint {env['camlint']}; attention path: {env['attention_path']}.", ""]
+    compared = [r.comparison for r in report.results if r.comparison]
+    if compared:
+        out += [f"Tolerance: {tolerance_text(compared[0]['tolerance'])}.", ""]
+    out += ["| input | class | max \\|diff\\| | pearson | spearman | top-10% IoU | result | sketch (final) |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in report.results:
+        cls = r.predicted if r.predicted is not None else ""
+        out.append(f"| `{_cell(r.input)}` | {cls} | " + " | ".join(_metric_cells(r))
+                   + f" | {_verdict(r)} | `{r.fingerprint['final']}` |")
+    out += ["", "<details><summary>Resolved procedure (<b>*</b> = camlint's default, not stated in the spec)"
+            "</summary>", "", "| choice | value |", "|---|---|"]
+    mark = " **\\***"
+    out += [f"| {k}{mark if d else ''} | {_cell(v)} |" for k, v, d in resolved_rows(env)]
+    out += ["", "</details>", ""]
+    return "\n".join(out + markdown_findings(report.findings))
+
+
+def sweep_text(r, color: bool = False) -> str:
+    from camlint.verify.sweep_report import median_agreement
+
+    console, buf = string_console(color, None)
+    console.print(Text(f"camlint sweep {r.spec}", style="bold"))
+    console.print(Text(f"  open keys: {', '.join(r.open_keys) or 'none'}; {len(r.variants)} procedures, "
+                       f"{r.distinct} distinct maps; inputs: {', '.join(r.inputs)}"))
+    table = Table(title_justify="left")
+    for col in ("#", "procedure (open choices)", "median Spearman to others") + (
+            ("pointing", "energy in box") if r.localization else ()):
+        table.add_column(col)
+    for i, v in enumerate(r.variants):
+        med = median_agreement(r, i)
+        row = [str(i), Text(v.label), "constant map" if i in r.degenerate else "-" if med is None else f"{med:.2f}"]
+        if r.localization:
+            row += [f"{r.localization[i]['pointing_rate']:.2f}", f"{r.localization[i]['energy_in_box']:.2f}"]
+        table.add_row(*row)
+    console.print(table)
+    for k, c in enumerate(r.clusters[:8]):
+        console.print(f"  cluster {k + 1}: " + ", ".join(f"#{i}" for i in c))
+    for label, why in r.dropped[:10]:
+        console.print(Text(f"  dropped {label}: {why}", style="dim"))
+    _text_findings(console, r.findings)
+    console.print(Text(r.verdict, style="bold"))
+    return buf.getvalue()
+
+
+def sweep_markdown(r) -> str:
+    from camlint.verify.sweep_report import median_agreement
+
+    out = [f"### camlint sweep: `{r.spec}`", "", f"**{_cell(r.verdict)}**", "",
+           f"Open keys: {', '.join(f'`{k}`' for k in r.open_keys) or 'none'}; {len(r.variants)} procedures, "
+           f"{r.distinct} distinct maps on the first input; inputs: {', '.join(f'`{_cell(n)}`' for n in r.inputs)}.",
+           "", "| # | procedure (open choices) | median Spearman to others | cluster |"
+           + (" pointing | energy in box |" if r.localization else ""),
+           "|---|---|---|---|" + ("---|---|" if r.localization else "")]
+    cluster_of = {i: k + 1 for k, c in enumerate(r.clusters) for i in c}
+    for i, v in enumerate(r.variants):
+        med = median_agreement(r, i)
+        agree = "constant map" if i in r.degenerate else "-" if med is None else f"{med:.2f}"
+        row = f"| {i} | {_cell(v.label)} | {agree} | {cluster_of.get(i, '-')} |"
+        if r.localization:
+            row += f" {r.localization[i]['pointing_rate']:.2f} | {r.localization[i]['energy_in_box']:.2f} |"
+        out.append(row)
+    out.append("")
+    if r.dropped:
+        out += [f"Dropped ({len(r.dropped)}): " + "; ".join(f"{_cell(lab)} ({_cell(why)})"
+                                                           for lab, why in r.dropped[:10]), ""]
+    return "\n".join(out + markdown_findings(r.findings))

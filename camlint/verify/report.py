@@ -1,0 +1,80 @@
+"""What `camlint verify` found, as data: per-input results and findings of registered rules
+(CAM6xx, located at spec lines), and the one document every output format renders.
+
+Torch-free: the formats read these records without importing the engine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from camlint import __version__
+from camlint.findings import DocumentReport, Finding
+
+
+@dataclass
+class InputResult:
+    input: str
+    fingerprint: dict
+    comparison: dict | None = None
+    reproduced: bool | None = None
+    degenerate: bool = False
+    findings: list[Finding] = field(default_factory=list)
+    localization: dict | None = None
+    predicted: int | None = None
+    final: object = None          # numpy H x W maps and the H x W x 3 picture (not in JSON)
+    raw: object = None
+    picture: object = None
+
+    def to_json(self) -> dict:
+        out = {"input": self.input, "fingerprint": self.fingerprint, "comparison": self.comparison,
+               "reproduced": self.reproduced, "degenerate": self.degenerate,
+               "findings": [f.to_json() for f in self.findings]}
+        if self.localization is not None:
+            out["localization"] = self.localization
+        if self.predicted is not None:
+            out["class"] = self.predicted
+        return out
+
+
+@dataclass
+class VerifyReport:
+    spec: str
+    environment: dict
+    results: list[InputResult]
+    lint: DocumentReport | None = None      # `camlint check` of the spec (its warnings travel along)
+
+    @property
+    def reproduced(self) -> bool | None:
+        declared = [r.reproduced for r in self.results if r.reproduced is not None]
+        if any(r.degenerate for r in self.results):
+            return False
+        return all(declared) if declared else None
+
+    @property
+    def findings(self) -> list[Finding]:
+        """The spec's lint findings and every verify finding, in spec-line order."""
+        return merged(self.lint, [f for r in self.results for f in r.findings])
+
+    def document(self) -> DocumentReport:
+        return document(self.spec, self.lint, self.findings)
+
+    def to_json(self) -> dict:
+        return {"camlint_version": __version__, "spec": self.spec, "reproduced": self.reproduced,
+                "environment": self.environment, "results": [r.to_json() for r in self.results],
+                "findings": [f.to_json() for f in self.findings]}
+
+
+def merged(lint: DocumentReport | None, found: list[Finding]) -> list[Finding]:
+    lint_findings = list(lint.findings) if lint is not None else []
+    return sorted(lint_findings + found, key=lambda f: (f.file, f.line, f.col, f.code))
+
+
+def document(spec: str, lint: DocumentReport | None, findings: list[Finding]) -> DocumentReport:
+    """The spec's checklist report with the verify (or sweep) findings: what SARIF, GitHub and
+    the other finding formats render."""
+    base = lint if lint is not None else DocumentReport(path=spec, kind="spec")
+    return replace(base, findings=findings)
+
+
+def tolerance_text(tolerance: dict) -> str:
+    return ", ".join(f"{k} {'<=' if k == 'max_abs' else '>='} {v:g}" for k, v in tolerance.items())
