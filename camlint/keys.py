@@ -28,4 +28,4 @@ DESCRIPTIONS: dict[str, str] = {
 # Keys that must be known to re-execute a spec (implementation is provenance, not a choice).
 EXECUTABLE_KEYS: tuple[str, ...] = tuple(k for k in KEYS if k != "implementation")
 
-ATTENTION_LOCATIONS = frozenset({"F2", "cross_attention"})
+from camlint.core.locations import ATTENTION_LOCATIONS  # noqa: E402,F401  (one record per location)

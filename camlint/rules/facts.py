@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from camlint import vocab
+from camlint.core.locations import ATTENTION_LOCATIONS, ZERO_GRADIENT_LOCATIONS  # noqa: F401 (rules read F.*)
+from camlint.core.methods import CLASS_AGNOSTIC_METHODS, Relu  # noqa: F401 (rules read F.*)
 from camlint.judge import location_point, method_name
 
-ATTENTION = vocab.ATTENTION_LOCATIONS
-ZERO_GRADIENT_POINTS = frozenset({"F3", "F3a", "F3b", "mid_residual", "F4", "F5", "F6"})
-GRADIENT_FREE = frozenset({"eigencam", "rollout"})
+ATTENTION = ATTENTION_LOCATIONS
+# weightings that read each patch token's own gradient (none enters through [CLS])
 ELEMENTWISE = frozenset({"elementwise", "gradient_only"})
 KIND_CONFLICTS = ({"logit", "softmax"}, {"logit", "log_softmax"}, {"softmax", "log_softmax"},
                   {"loss", "logit"}, {"loss", "softmax"}, {"similarity", "softmax"})
@@ -83,7 +84,8 @@ def canonical_single(slot: str, value) -> object:
         return None
     if slot == "relu":
         items = value if isinstance(value, list) else [value]
-        return frozenset(vocab.canonical("relu", v).value for v in items)
+        placements = (vocab.canonical("relu", v).value for v in items)
+        return frozenset(Relu(p) if p else None for p in placements)   # none kept: it is a statement
     if slot == "heads":
         agg = value.get("aggregate") if isinstance(value, dict) else value
         return vocab.canonical("heads.aggregate", agg).value if is_concrete(agg) else None
