@@ -185,3 +185,16 @@ def test_the_core_tables_do_not_import_torch():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'timm', 'numpy')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_rollout_at_a_token_location_is_refused_by_the_location_record(small_vit):
+    from camlint.verify.spec import procedure_from
+
+    errors = []
+    proc = procedure_from({"method": "rollout", "layer": {"blocks": "all", "combine": "rollout"}, "location": "F1",
+                           "tokens": {"drop": ["cls"]}, "heads": "n/a", "relu": "none"}, errors)
+    assert errors == []
+    torch.manual_seed(1)
+    ps = engine.run_passes(small_vit, torch.randn(1, 3, 96, 96), [proc])
+    with pytest.raises(SpecError, match="layer.combine: rollout multiplies attention matrices; F1 has none"):
+        engine.compute(ps, proc)
