@@ -58,4 +58,4 @@ DESCRIPTIONS: Mapping[str, str] = _Descriptions()
 REPORTED, PARTIAL, MISSING, NOT_APPLICABLE = Status.REPORTED, Status.PARTIAL, Status.MISSING, Status.NOT_APPLICABLE
 STATUSES: tuple[Status, ...] = tuple(Status)
 
-ATTENTION_LOCATIONS = frozenset({"F2", "cross_attention"})
+from camlint.core.locations import ATTENTION_LOCATIONS  # noqa: E402,F401  (one record per location)

@@ -10,11 +10,13 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from camlint.core import locations, methods
+
 METHODS = ("gradcam", "gradcam++", "hirescam", "gradcam-elementwise", "layercam", "xgradcam",
            "eigencam", "eigengradcam", "scorecam", "attention-gradcam", "gae", "rollout",
            "grad-rollout", "other")
-LOCATIONS = ("F1", "F2", "F3", "F3a", "F3b", "mid_residual", "F4", "F5", "F6", "cross_attention")
-ATTENTION_LOCATIONS = frozenset({"F2", "cross_attention"})
+LOCATIONS = locations.NAMES
+ATTENTION_LOCATIONS = locations.ATTENTION_LOCATIONS
 TARGET_KINDS = ("logit", "softmax", "log_softmax", "similarity", "itm", "loss")
 PREFIX_TOKENS = ("cls", "dist", "registers")
 GRADIENT_SOURCES = ("patch_tokens", "cls")
@@ -23,13 +25,13 @@ WEIGHTINGS = ("gap_gradients", "cls_gradient", "elementwise", "gradcam++", "xgra
               "eigen", "gradient_only", "method_rule")
 HEAD_AGGREGATES = ("mean", "max", "sum", "as_channels")
 HEAD_ORDERS = ("before_relu", "after_relu")
-RELU_PLACEMENTS = ("after_combination", "on_gradients", "on_products", "none")
+RELU_PLACEMENTS = tuple(r.value for r in methods.Relu)
 NORMALIZATIONS = ("minmax", "max", "max_abs", "none")
 UPSAMPLERS = ("bilinear", "bicubic", "nearest", "none")
 INTERPOLATIONS = ("bilinear", "bicubic", "nearest", "lanczos", "box", "hamming")
 LAYER_COMBINE = ("mean", "sum", "max", "rollout")
 POSTPROCESS_ORDERS = ("normalize_then_upsample", "upsample_then_normalize", "pytorch-grad-cam")
-CLASS_AGNOSTIC_METHODS = frozenset({"eigencam", "rollout"})
+CLASS_AGNOSTIC_METHODS = methods.CLASS_AGNOSTIC_METHODS
 
 # Hand-written spellings that mean a canonical value (compared after squash()).
 SYNONYMS: dict[str, dict[str, str]] = {

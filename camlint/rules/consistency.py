@@ -191,9 +191,9 @@ def check_zero_gradient_location(a):
     if not (a.uses_cam and info and info.global_pool == "token" and info.family != "swin"):
         return
     point = F.point(a.values.get("location"))
-    if point not in F.ZERO_GRADIENT_POINTS or not F.is_last_block(a.values.get("layer"), info.depth):
+    if point not in F.ZERO_GRADIENT_LOCATIONS or not F.is_last_block(a.values.get("layer"), info.depth):
         return
-    if F.method(a.values.get("method")) in F.GRADIENT_FREE:
+    if F.method(a.values.get("method")) in F.CLASS_AGNOSTIC_METHODS:   # no target: no gradient
         return
     drop = F.dropped(a.values.get("tokens")) or []
     weighting = F.canonical_single("weighting", a.values.get("weighting"))

@@ -4,12 +4,12 @@ from __future__ import annotations
 # Readings of one key's value live with the items (camlint/core/values.py); rules read them here too.
 from camlint.core.values import (  # noqa: F401
     blocks, canonical_single, dropped, grid, is_concrete, kind, kinds_conflict, method, point, target_class)
-from camlint import vocab
+from camlint.core.locations import ATTENTION_LOCATIONS, ZERO_GRADIENT_LOCATIONS  # noqa: F401 (rules read F.*)
+from camlint.core.methods import CLASS_AGNOSTIC_METHODS, Relu  # noqa: F401 (rules read F.*)
 from camlint.judge import location_point, method_name  # noqa: F401
 
-ATTENTION = vocab.ATTENTION_LOCATIONS
-ZERO_GRADIENT_POINTS = frozenset({"F3", "F3a", "F3b", "mid_residual", "F4", "F5", "F6"})
-GRADIENT_FREE = frozenset({"eigencam", "rollout"})
+ATTENTION = ATTENTION_LOCATIONS
+# weightings that read each patch token's own gradient (none enters through [CLS])
 ELEMENTWISE = frozenset({"elementwise", "gradient_only"})
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from camlint.core.locations import location
 from camlint.verify import cam
 from camlint.verify.hooks import Geometry, capture, geometry
 from camlint.verify.spec import Procedure, SpecError
@@ -33,16 +34,17 @@ def sites_of(procs: list[Procedure], depth: int) -> list[tuple[int, str]]:
     return sites
 
 
+# target kind -> the differentiated scalar of one sample's logits (1, classes) for class `cls`
+TARGET_SCORES = cam.Registry("target.kind", "by the reference engine")
+TARGET_SCORES.register("logit")(lambda logits, cls: logits[0, cls])
+TARGET_SCORES.register("softmax")(lambda logits, cls: torch.softmax(logits, dim=-1)[0, cls])
+TARGET_SCORES.register("log_softmax")(lambda logits, cls: torch.log_softmax(logits, dim=-1)[0, cls])
+TARGET_SCORES.register("loss")(
+    lambda logits, cls: F.cross_entropy(logits, torch.tensor([cls], device=logits.device)))
+
+
 def target_score(logits: torch.Tensor, cls: int, kind: str) -> torch.Tensor:
-    if kind == "logit":
-        return logits[0, cls]
-    if kind == "softmax":
-        return torch.softmax(logits, dim=-1)[0, cls]
-    if kind == "log_softmax":
-        return torch.log_softmax(logits, dim=-1)[0, cls]
-    if kind == "loss":
-        return F.cross_entropy(logits, torch.tensor([cls], device=logits.device))
-    raise SpecError([f"target.kind: {kind} is not supported by the reference engine"])
+    return TARGET_SCORES.lookup(kind)(logits, cls)
 
 
 def resolve_class(logits: torch.Tensor, wanted, label) -> int:
@@ -111,8 +113,8 @@ def _token_map(ps: Pass, proc: Procedure, block: int) -> torch.Tensor:
 
 def _attention_map(ps: Pass, proc: Procedure, block: int) -> torch.Tensor:
     cap = ps.capture
-    P = cap.activations[(block, "F2")]
-    dP = cap.grad(block, "F2", proc.target_kind) if proc.target_kind else None
+    P = cap.activations[(block, proc.location)]
+    dP = cap.grad(block, proc.location, proc.target_kind) if proc.target_kind else None
     if ps.geo.family == "swin":
         if P.shape[0] != ps.logits.shape[0]:
             raise SpecError(["location: F2 on Swin is per window; only a stage whose window covers the whole "
@@ -128,7 +130,7 @@ def signed_map(ps: Pass, proc: Procedure) -> list[torch.Tensor]:
         raise SpecError([f"reshape.grid: the spec says {proc.grid[0]} x {proc.grid[1]}, but this model's "
                          f"tokens form a {ps.geo.grid[0]} x {ps.geo.grid[1]} grid at this input size"])
     blocks = resolve_blocks(proc, ps.geo.depth)
-    if proc.location == "F2":
+    if location(proc.location).is_attention:
         return [_attention_map(ps, proc, b) for b in blocks]
     return [_token_map(ps, proc, b) for b in blocks]
 
@@ -137,9 +139,12 @@ def compute(ps: Pass, proc: Procedure, out_size: tuple[int, int] | None = None) 
     """(raw signed low-resolution map, final map) for one input (batch of 1)."""
     size = out_size or (ps.input_hw if proc.size == "input" else tuple(proc.size))
     if proc.combine == "rollout":
+        if not location(proc.location).is_attention:
+            raise SpecError([f"layer.combine: rollout multiplies attention matrices; {proc.location} has none "
+                             "(use location F2)"])
         blocks = resolve_blocks(proc, ps.geo.depth)
-        Ps = [ps.capture.activations[(b, "F2")] for b in blocks]
-        dPs = [ps.capture.grad(b, "F2", proc.target_kind) if proc.target_kind else None for b in blocks]
+        Ps = [ps.capture.activations[(b, proc.location)] for b in blocks]
+        dPs = [ps.capture.grad(b, proc.location, proc.target_kind) if proc.target_kind else None for b in blocks]
         raw = cam.rollout(Ps, dPs, ps.geo, proc)
         return raw[0], cam.postprocess(cam.final_relu(raw, proc.relu), proc, size)[0]
     maps = signed_map(ps, proc)

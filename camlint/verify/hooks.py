@@ -8,26 +8,12 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from camlint.core import locations
 from camlint.verify.spec import SpecError
 
-# point -> (submodule path inside a block, which tensor: its output or its first input)
-VIT_POINTS = {
-    "F1": ("norm1", "output"),
-    "F2": ("attn.attn_drop", "output"),     # softmax attention, explicit attention path only
-    "F3a": ("attn.proj", "input"),          # heads concatenated, before the output projection
-    "F3b": ("ls1", "output"),               # attention branch output (after LayerScale if any)
-    "mid_residual": ("norm2", "input"),     # x + attention branch
-    "F4": ("norm2", "output"),
-    "F5": ("mlp", "output"),
-    "F6": ("", "output"),                   # the block output (residual stream)
-}
-SWIN_POINTS = {
-    "F1": ("norm1", "output"),
-    "F2": ("attn.softmax", "output"),       # per-window attention
-    "F4": ("norm2", "output"),
-    "F5": ("mlp", "output"),
-    "F6": ("", "output"),
-}
+# location -> where it is read inside one block of each timm family (core/locations.py)
+VIT_POINTS = locations.timm_taps("vit")
+SWIN_POINTS = locations.timm_taps("swin")
 
 
 @dataclass
@@ -120,16 +106,16 @@ def capture(model, sites: list[tuple[int, str]], stage: int | None = None):
                 raise SpecError([f"location: {point} is not available for {type(model).__name__}"])
             if not 0 <= b < len(blocks):
                 raise SpecError([f"layer: block {b} does not exist ({len(blocks)} blocks)"])
-            path, which = table[point]
-            if point == "F2" and table is VIT_POINTS:
+            tap = table[point]
+            if locations.location(point).is_attention and table is VIT_POINTS:
                 attn = blocks[b].attn
                 if getattr(attn, "fused_attn", False):
                     fused_before.append(attn)
                     attn.fused_attn = False         # the softmax matrix exists only on the explicit path
                     cap.forced_explicit.append(b)
-            module = _submodule(blocks[b], path)
+            module = _submodule(blocks[b], tap.module)
 
-            def hook(mod, args, output, key=(b, point), which=which):
+            def hook(mod, args, output, key=(b, point), which=tap.tensor):
                 tensor = output if which == "output" else args[0]
                 if isinstance(tensor, tuple):
                     tensor = tensor[0]

@@ -4,28 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from camlint import vocab
+from camlint.core.methods import method_rule, relu_placements
 from camlint.presets import find_preset
 from camlint.verify.modelargs import is_int
 from camlint.verify.specvalues import (as_flag, as_list, as_mapping, canonical_value, int_in, number_in,
                                        one_of, show_value, size_pair)
-
-
-# What each method's own rule means, where `weighting` or `relu` say "method_rule" or nothing.
-METHOD_RULES = {
-    "gradcam": ("gap_gradients", ("after_combination",)),
-    "hirescam": ("elementwise", ("after_combination",)),
-    "gradcam-elementwise": ("elementwise", ("on_products", "after_combination")),
-    "layercam": ("elementwise", ("on_gradients", "after_combination")),
-    "gradcam++": ("gradcam++", ("after_combination",)),
-    "xgradcam": ("xgradcam", ("after_combination",)),
-    "eigencam": ("eigen", ("after_combination",)),
-    "eigengradcam": ("eigen", ("after_combination",)),
-    "scorecam": ("scorecam", ("after_combination",)),
-    "attention-gradcam": ("gap_gradients", ("after_combination",)),
-    "gae": ("elementwise", ("on_products",)),
-    "grad-rollout": ("elementwise", ("after_combination",)),
-    "rollout": ("method_rule", ("none",)),
-}
 
 
 @dataclass(frozen=True)
@@ -140,12 +123,12 @@ def _heads(data: dict, errors: list[str]) -> tuple[str | None, str]:
     return canonical_value("heads", heads_raw, errors, "heads"), "before_relu"
 
 
-def _relu(data: dict, errors: list[str], rule_relu: tuple) -> frozenset:
+def _relu(data: dict, errors: list[str], rule_relu: frozenset) -> frozenset:
     relu_raw = data.get("relu")
     if relu_raw is None:
-        return frozenset(rule_relu)
+        return rule_relu
     items = relu_raw[:8] if isinstance(relu_raw, list) else [relu_raw]
-    return frozenset(r for r in (canonical_value("relu", x, errors, "relu") for x in items) if r and r != "none")
+    return relu_placements(r for r in (canonical_value("relu", x, errors, "relu") for x in items) if r)
 
 
 def _postprocess(data: dict, errors: list[str]) -> dict:
@@ -190,9 +173,9 @@ def procedure_from(data: dict, errors: list[str]) -> Procedure:
     kind, cls = _target(data, errors)
     drop, grads = _tokens(data, errors)
     order, grid = _reshape(data, errors)
-    rule_weighting, rule_relu = METHOD_RULES.get(method, ("gap_gradients", ("after_combination",)))
+    rule = method_rule(method)
     weighting = data.get("weighting")
-    weighting = rule_weighting if weighting in (None, "method_rule") else \
+    weighting = rule.weighting if weighting in (None, "method_rule") else \
         canonical_value("weighting", weighting, errors, "weighting")
     if weighting == "eigen" and method == "eigengradcam":
         weighting = "eigen_grad"
@@ -210,5 +193,5 @@ def procedure_from(data: dict, errors: list[str]) -> Procedure:
         method=method, blocks=blocks, combine=combine if len(blocks) > 1 or blocks == ("all",) else "single",
         location=location, target_kind=kind, target_class=cls, drop=drop, gradients_from=grads, order=order,
         weighting=weighting or "gap_gradients", heads=heads, heads_order=heads_order,
-        relu=_relu(data, errors, rule_relu), stage=stage, grid=grid,
+        relu=_relu(data, errors, rule.relu), stage=stage, grid=grid,
         params=tuple(sorted((preset.params if preset else {}).items())), **post)

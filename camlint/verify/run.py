@@ -135,13 +135,16 @@ def _resolved(proc) -> dict:
 
 
 def _likely_cause(spec: ExecSpec, model) -> str:
+    from camlint.core.locations import location
+    from camlint.core.methods import GRADIENT_FREE_WEIGHTINGS
+
     p = spec.procedure
     last = any(b in (-1, len(getattr(model, "blocks", [])) - 1) for b in p.blocks if isinstance(b, int))
     pool = getattr(model, "global_pool", "")
-    if last and p.location in ("F3a", "F3b", "mid_residual", "F4", "F5", "F6") and pool == "token":
+    if last and location(p.location).cls_only_gradient and pool == "token":
         return (" - likely cause: the last block with a [CLS]-pooled head, where the patch-token "
                 "gradients at F3-F6 are exactly zero (use F1, or an earlier block)")
-    if p.target_kind is None and p.weighting not in ("eigen",):
+    if p.target_kind is None and p.weighting not in GRADIENT_FREE_WEIGHTINGS:
         return " - likely cause: no target, so no gradient"
     return ""
 

@@ -16,11 +16,11 @@ from camlint.keys import MISSING
 from camlint.presets import apply_preset, find_preset, preset_name
 from camlint.verify.declared import (ArtifactSpec, InputSpec, ModelSpec, artifact_specs, input_keys, input_specs,
                                      match_artifacts, model_spec)
-from camlint.verify.procedure import METHOD_RULES, Procedure, procedure_from
+from camlint.verify.procedure import Procedure, procedure_from
 from camlint.verify.specvalues import (SpecError, as_flag, as_list, as_mapping, int_in, number_in, one_of,
                                        show_value)
 
-__all__ = ["SpecError", "Procedure", "ModelSpec", "InputSpec", "ArtifactSpec", "ExecSpec", "METHOD_RULES",
+__all__ = ["SpecError", "Procedure", "ModelSpec", "InputSpec", "ArtifactSpec", "ExecSpec",
            "exec_spec", "procedure_from", "expand_preset", "input_keys", "defaults_used", "with_lines"]
 
 
