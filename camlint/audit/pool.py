@@ -18,9 +18,10 @@ from typing import Callable, Iterable, Iterator
 from camlint.audit.papers import Paper
 from camlint.audit.record import CRASHED, ERROR, TIMEOUT, failed_record
 
-# Cached tables the front end builds on first use (vocabulary regexes, the LaTeX parser context, the schema).
+# Cached tables the front end builds on first use (vocabulary regexes, the LaTeX parser context, the
+# schema), and the digest of camlint's own files that keys the result cache.
 WARM_UP = (("camlint.extract.vocab", "vocabulary"), ("camlint.latex.units", "_latex_context"),
-           ("camlint.schema", "validator"))
+           ("camlint.schema", "validator"), ("camlint.audit.resultcache", "code_digest"))
 
 
 def _serve(conn, work: Callable[[Paper], dict]) -> None:
