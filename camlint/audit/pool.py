@@ -22,6 +22,9 @@ from camlint.audit.record import CRASHED, ERROR, TIMEOUT, failed_record
 # schema), and the digest of camlint's own files that keys the result cache.
 WARM_UP = (("camlint.extract.vocab", "vocabulary"), ("camlint.latex.units", "_latex_context"),
            ("camlint.schema", "validator"), ("camlint.audit.resultcache", "code_digest"))
+# Modules a check imports on first use.
+PRELOAD = ("camlint.latex.analyze", "camlint.latex.bibliography", "camlint.discover", "camlint.config",
+           "camlint.inputs", "camlint.presets", "camlint.suppress", "camlint.selectors")
 
 
 def _serve(conn, work: Callable[[Paper], dict]) -> None:
@@ -79,6 +82,11 @@ def _preload() -> None:
 
     import camlint.rules  # noqa: F401
 
+    for module in PRELOAD:
+        try:
+            importlib.import_module(module)
+        except ImportError:                     # renamed elsewhere: workers import their own
+            pass
     for module, builder in WARM_UP:
         try:
             getattr(importlib.import_module(module), builder)()
