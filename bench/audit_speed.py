@@ -14,7 +14,7 @@ not depend on what else the machine is running). Goal: >= 50 LaTeX papers/s per 
 same way in the same run, each row right before the current one, and prints the speed-up
 (papers per worker CPU second, current / baseline): a loaded machine slows both alike.
 
-    python bench/audit_speed.py [--n 2000] [--no-4n] [--corpus DIR] [--baseline REV]
+    python bench/audit_speed.py [--n 2000] [--no-4n] [--corpus DIR] [--baseline REV] [--backends local-1,...]
 """
 from __future__ import annotations
 
@@ -123,6 +123,7 @@ def main() -> None:
     ap.add_argument("--no-4n", action="store_true", help="skip the 4N memory check")
     ap.add_argument("--corpus", type=Path, default=None)
     ap.add_argument("--baseline", metavar="REV", help="also measure camlint at this git revision, row by row")
+    ap.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated subset of " + ", ".join(BACKENDS))
     ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -144,18 +145,19 @@ def main() -> None:
         print(f"{'run':<27}{'papers':>7}{'seconds':>9}{'papers/s':>10}{'per worker':>12}{'eff.':>8}"
               f"{'CPU s':>9}{'per CPU-s':>10}{'peak MiB':>11}{'failed':>7}" + ("  speed-up" if args.baseline else ""))
         print("(CPU s: the workers' CPU time; per CPU-s: papers per worker CPU second, robust to a loaded machine)")
-        peaks = run_all(sizes, manifests, codes, args.n, tmp)
+        backends = [b for b in BACKENDS if b in args.backends.split(",")]
+        peaks = run_all(sizes, manifests, codes, args.n, tmp, backends)
         if len(sizes) == 2:
             for backend, p in peaks.items():
                 print(f"coordinator peak memory {backend}: N {p[sizes[0]]:.0f} MiB, 4N {p[sizes[1]]:.0f} MiB, "
                       f"ratio {p[sizes[1]] / p[sizes[0]]:.2f} (goal <= 1.20)")
 
 
-def run_all(sizes: list[int], manifests: dict, codes: dict, n0: int, tmp: Path) -> dict:
+def run_all(sizes: list[int], manifests: dict, codes: dict, n0: int, tmp: Path, backends: list[str]) -> dict:
     """Every back end, cold then warm (warm for N only), each code (baseline, current) in turn."""
     base, peaks = {}, {}
     for n in sizes:
-        for backend in BACKENDS:
+        for backend in backends:
             workers = int(backend.split("-")[1])
             for state in ("cold", "warm"):
                 if n != n0 and state == "warm":

@@ -55,8 +55,9 @@ class _Worker:
         self.since = 0.0              # when the paper at the head of `papers` started
 
     def give(self, chunk: list[Paper]) -> None:
+        if not self.papers:           # busy: its current paper's clock keeps running
+            self.since = time.monotonic()
         self.papers.extend(chunk)
-        self.since = time.monotonic()
         self.conn.send(chunk)
 
     def stop(self, kill: bool = False) -> None:
@@ -114,19 +115,26 @@ def run_local(papers: Iterable[Paper], work: Callable[[Paper], dict], *, jobs: i
                 break
         return out
 
+    def top_up(w: _Worker) -> None:
+        """Keep a second chunk queued behind the one a worker is on, so that it never waits for
+        the coordinator (which a loaded machine may not schedule at once)."""
+        while len(w.papers) <= chunk:
+            c = next_chunk()
+            if not c:
+                return
+            w.give(c)
+
     try:
         for w in workers:
-            c = next_chunk()
-            if c:
-                w.give(c)
+            top_up(w)
         while any(w.papers for w in workers):
-            yield from _step(workers, ctx, work, timeout, requeued, next_chunk)
+            yield from _step(workers, ctx, work, timeout, requeued, top_up)
     finally:
         for w in workers:
             w.stop(kill=bool(w.papers))
 
 
-def _step(workers: list[_Worker], ctx, work, timeout: float, requeued: deque, next_chunk) -> Iterator[dict]:
+def _step(workers: list[_Worker], ctx, work, timeout: float, requeued: deque, top_up) -> Iterator[dict]:
     busy = [w for w in workers if w.papers]
     now = time.monotonic()
     wait_for = max(0.0, min(w.since + timeout for w in busy) - now)
@@ -154,15 +162,9 @@ def _step(workers: list[_Worker], ctx, work, timeout: float, requeued: deque, ne
                                 time.monotonic() - w.since)
             workers[i] = _replace(w, ctx, work, requeued)
             continue
-        if not w.papers:
-            c = next_chunk()
-            if c:
-                w.give(c)
+        top_up(w)
     for w in workers:
-        if not w.papers:
-            c = next_chunk()
-            if c:
-                w.give(c)
+        top_up(w)
 
 
 def _replace(w: _Worker, ctx, work, requeued: deque) -> _Worker:
