@@ -10,7 +10,11 @@ coordinator's peak memory for N and 4N, and the workers' CPU time (papers per CP
 not depend on what else the machine is running). Goal: >= 50 LaTeX papers/s per worker warm, >= 10 cold;
 4N peak within 1.2x of the N peak.
 
-    python bench/audit_speed.py [--n 2000] [--no-4n] [--corpus DIR]
+`--baseline REV` measures an earlier camlint (a git revision, unpacked to a temporary folder) the
+same way in the same run, each row right before the current one, and prints the speed-up
+(papers per worker CPU second, current / baseline): a loaded machine slows both alike.
+
+    python bench/audit_speed.py [--n 2000] [--no-4n] [--corpus DIR] [--baseline REV] [--backends local-1,...]
 """
 from __future__ import annotations
 
@@ -59,6 +63,7 @@ def build(folder: Path, n: int, sources: list[Path]) -> Path:
 
 def one_run(manifest: Path, backend: str, out: Path) -> dict:
     """Inside the measuring process: audit the manifest on one back end."""
+    import camlint
     from camlint.audit.command import AuditOptions, run_audit
     from camlint.audit.papers import read_manifest
 
@@ -77,24 +82,39 @@ def one_run(manifest: Path, backend: str, out: Path) -> dict:
     workers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)     # reaped worker (and nanny) processes
     return {"papers": result.ran, "seconds": result.seconds_papers, "reports_s": result.seconds_reports,
             "failed": failed, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "worker_cpu_s": workers_cpu.ru_utime + workers_cpu.ru_stime}
+            "worker_cpu_s": workers_cpu.ru_utime + workers_cpu.ru_stime, "camlint": camlint.__file__}
 
 
-def measure(manifest: Path, backend: str, cache: Path, out: Path) -> dict:
-    env = {**os.environ, "CAMLINT_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+def unpack(rev: str, folder: Path) -> Path:
+    """The camlint package of git revision `rev`, in `folder` (to import instead of this checkout's)."""
+    folder.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", rev, "camlint", "schemas"], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
+
+
+def measure(manifest: Path, backend: str, cache: Path, out: Path, code: Path = ROOT) -> dict:
+    env = {**os.environ, "CAMLINT_CACHE_DIR": str(cache), "PYTHONPATH": str(code)}
     proc = subprocess.run([sys.executable, __file__, "--one", str(manifest), backend, str(out)],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=7200)
     if proc.returncode != 0:
         raise SystemExit(f"{backend} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    if not r["camlint"].startswith(str(code)):
+        raise SystemExit(f"measured {r['camlint']}, not the camlint of {code}")
+    return r
 
 
-def row(label: str, r: dict, workers: int, base: float | None) -> str:
+def per_cpu(r: dict) -> float:
+    return r["papers"] / r["worker_cpu_s"] if r["worker_cpu_s"] else 0.0
+
+
+def row(label: str, r: dict, workers: int, base: float | None, old: dict | None = None) -> str:
     rate = r["papers"] / r["seconds"]
     eff = f"{rate / (workers * base):6.0%}" if base else "     -"
-    cpu = r["worker_cpu_s"]
-    return (f"{label:<22}{r['papers']:>7}{r['seconds']:>9.1f}{rate:>10.1f}{rate / workers:>12.1f}{eff:>8}"
-            f"{cpu:>9.1f}{r['papers'] / cpu if cpu else 0:>10.1f}{r['peak_mib']:>11.0f}{r['failed']:>7}")
+    speedup = f"{per_cpu(r) / per_cpu(old):>9.2f}x" if old and per_cpu(old) else ""
+    return (f"{label:<27}{r['papers']:>7}{r['seconds']:>9.1f}{rate:>10.1f}{rate / workers:>12.1f}{eff:>8}"
+            f"{r['worker_cpu_s']:>9.1f}{per_cpu(r):>10.1f}{r['peak_mib']:>11.0f}{r['failed']:>7}{speedup}")
 
 
 def main() -> None:
@@ -102,6 +122,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--no-4n", action="store_true", help="skip the 4N memory check")
     ap.add_argument("--corpus", type=Path, default=None)
+    ap.add_argument("--baseline", metavar="REV", help="also measure camlint at this git revision, row by row")
+    ap.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated subset of " + ", ".join(BACKENDS))
     ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -115,30 +137,43 @@ def main() -> None:
         t = time.perf_counter()
         sizes = [args.n] + ([] if args.no_4n else [4 * args.n])
         manifests = {n: build(tmp / "papers", n, sources) for n in sizes}
+        codes = {"": ROOT}
+        if args.baseline:
+            codes = {"base ": unpack(args.baseline, tmp / "baseline"), "": ROOT}
         print(f"built {max(sizes)} papers from {len(sources)} documents of {corpus} in {time.perf_counter() - t:.1f} s; "
-              f"{os.cpu_count()} CPUs")
-        print(f"{'run':<22}{'papers':>7}{'seconds':>9}{'papers/s':>10}{'per worker':>12}{'eff.':>8}"
-              f"{'CPU s':>9}{'per CPU-s':>10}{'peak MiB':>11}{'failed':>7}")
+              f"{os.cpu_count()} CPUs" + (f"; baseline: {args.baseline}" if args.baseline else ""))
+        print(f"{'run':<27}{'papers':>7}{'seconds':>9}{'papers/s':>10}{'per worker':>12}{'eff.':>8}"
+              f"{'CPU s':>9}{'per CPU-s':>10}{'peak MiB':>11}{'failed':>7}" + ("  speed-up" if args.baseline else ""))
         print("(CPU s: the workers' CPU time; per CPU-s: papers per worker CPU second, robust to a loaded machine)")
-        base = {}
-        peaks = {}
-        for n in sizes:
-            for backend in BACKENDS:
-                workers = int(backend.split("-")[1])
-                cache = tmp / f"cache-{n}-{backend}"
-                for state in ("cold", "warm"):
-                    if n != args.n and state == "warm":
-                        continue
-                    r = measure(manifests[n], backend, cache, tmp / f"out-{n}-{backend}")
-                    if backend == "local-1":
-                        base[(n, state)] = r["papers"] / r["seconds"]
-                    ref = None if backend == "local-1" else base.get((n, state))
-                    print(row(f"{backend} {state} N={n}", r, workers, ref), flush=True)
-                    peaks.setdefault(backend, {})[n] = max(peaks.get(backend, {}).get(n, 0), r["peak_mib"])
+        backends = [b for b in BACKENDS if b in args.backends.split(",")]
+        peaks = run_all(sizes, manifests, codes, args.n, tmp, backends)
         if len(sizes) == 2:
             for backend, p in peaks.items():
                 print(f"coordinator peak memory {backend}: N {p[sizes[0]]:.0f} MiB, 4N {p[sizes[1]]:.0f} MiB, "
                       f"ratio {p[sizes[1]] / p[sizes[0]]:.2f} (goal <= 1.20)")
+
+
+def run_all(sizes: list[int], manifests: dict, codes: dict, n0: int, tmp: Path, backends: list[str]) -> dict:
+    """Every back end, cold then warm (warm for N only), each code (baseline, current) in turn."""
+    base, peaks = {}, {}
+    for n in sizes:
+        for backend in backends:
+            workers = int(backend.split("-")[1])
+            for state in ("cold", "warm"):
+                if n != n0 and state == "warm":
+                    continue
+                old = None
+                for tag, code in codes.items():
+                    cache = tmp / f"cache-{tag.strip() or 'current'}-{n}-{backend}"
+                    r = measure(manifests[n], backend, cache, tmp / f"out-{n}-{backend}", code)
+                    if backend == "local-1":
+                        base[(tag, n, state)] = r["papers"] / r["seconds"]
+                    ref = None if backend == "local-1" else base.get((tag, n, state))
+                    print(row(f"{tag}{backend} {state} N={n}", r, workers, ref, old if not tag else None), flush=True)
+                    old = r
+                    if not tag:
+                        peaks.setdefault(backend, {})[n] = max(peaks.get(backend, {}).get(n, 0), r["peak_mib"])
+    return peaks
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     papers.py    which papers: folders, files or a CSV manifest -> Paper (one primary document each)
     record.py    one paper -> one JSON record, through `camlint check`'s own entry point and cache
+    resultcache.py  a paper's record fields kept under the hash of its folder: a warm paper skips the check
     store.py     the JSONL store: records appended as they finish, read back for --resume
     pool.py      local worker processes (chunks, hard per-paper timeout, crash recovery)
     dask_run.py  the same over dask.distributed (`--scheduler`, extra camlint[audit])

@@ -18,9 +18,13 @@ from typing import Callable, Iterable, Iterator
 from camlint.audit.papers import Paper
 from camlint.audit.record import CRASHED, ERROR, TIMEOUT, failed_record
 
-# Cached tables the front end builds on first use (vocabulary regexes, the LaTeX parser context, the schema).
+# Cached tables the front end builds on first use (vocabulary regexes, the LaTeX parser context, the
+# schema), and the digest of camlint's own files that keys the result cache.
 WARM_UP = (("camlint.extract.vocab", "vocabulary"), ("camlint.latex.convert", "latex_context"),
-           ("camlint.schema", "validator"))
+           ("camlint.schema", "validator"), ("camlint.audit.resultcache", "code_digest"))
+# Modules a check imports on first use.
+PRELOAD = ("camlint.latex.analyze", "camlint.latex.bibliography", "camlint.discover", "camlint.config",
+           "camlint.inputs", "camlint.presets", "camlint.suppress", "camlint.selectors")
 
 
 def _serve(conn, work: Callable[[Paper], dict]) -> None:
@@ -51,8 +55,9 @@ class _Worker:
         self.since = 0.0              # when the paper at the head of `papers` started
 
     def give(self, chunk: list[Paper]) -> None:
+        if not self.papers:           # busy: its current paper's clock keeps running
+            self.since = time.monotonic()
         self.papers.extend(chunk)
-        self.since = time.monotonic()
         self.conn.send(chunk)
 
     def stop(self, kill: bool = False) -> None:
@@ -78,6 +83,11 @@ def _preload() -> None:
 
     import camlint.rules  # noqa: F401
 
+    for module in PRELOAD:
+        try:
+            importlib.import_module(module)
+        except ImportError:                     # renamed elsewhere: workers import their own
+            pass
     for module, builder in WARM_UP:
         try:
             getattr(importlib.import_module(module), builder)()
@@ -105,19 +115,26 @@ def run_local(papers: Iterable[Paper], work: Callable[[Paper], dict], *, jobs: i
                 break
         return out
 
+    def top_up(w: _Worker) -> None:
+        """Keep a second chunk queued behind the one a worker is on, so that it never waits for
+        the coordinator (which a loaded machine may not schedule at once)."""
+        while len(w.papers) <= chunk:
+            c = next_chunk()
+            if not c:
+                return
+            w.give(c)
+
     try:
         for w in workers:
-            c = next_chunk()
-            if c:
-                w.give(c)
+            top_up(w)
         while any(w.papers for w in workers):
-            yield from _step(workers, ctx, work, timeout, requeued, next_chunk)
+            yield from _step(workers, ctx, work, timeout, requeued, top_up)
     finally:
         for w in workers:
             w.stop(kill=bool(w.papers))
 
 
-def _step(workers: list[_Worker], ctx, work, timeout: float, requeued: deque, next_chunk) -> Iterator[dict]:
+def _step(workers: list[_Worker], ctx, work, timeout: float, requeued: deque, top_up) -> Iterator[dict]:
     busy = [w for w in workers if w.papers]
     now = time.monotonic()
     wait_for = max(0.0, min(w.since + timeout for w in busy) - now)
@@ -145,15 +162,9 @@ def _step(workers: list[_Worker], ctx, work, timeout: float, requeued: deque, ne
                                 time.monotonic() - w.since)
             workers[i] = _replace(w, ctx, work, requeued)
             continue
-        if not w.papers:
-            c = next_chunk()
-            if c:
-                w.give(c)
+        top_up(w)
     for w in workers:
-        if not w.papers:
-            c = next_chunk()
-            if c:
-                w.give(c)
+        top_up(w)
 
 
 def _replace(w: _Worker, ctx, work, requeued: deque) -> _Worker:

@@ -58,31 +58,48 @@ def citation_category(status: dict, codes, presets) -> str:
     return UNEXPLAINED
 
 
-def record_of(paper: Paper, report, seconds: float) -> dict:
+def document_fields(report) -> dict:
+    """The part of a paper's record that comes from its document (what the result cache keeps)."""
     status = {k: report.checklist[k].status for k in KEYS}
     codes = Counter(f.code for f in report.findings)
     uses = bool(report.uses_cam_on_transformer)
     presets = list(getattr(report, "presets", []) or [])
-    return {**base_record(paper), "document": report.path, "front_end": report.kind,
+    return {"document": report.path, "front_end": report.kind,
             "uses_cam_on_transformer": uses, "status": status,
             "citation": citation_category(status, codes, presets) if uses else None,
             "presets": presets if uses else [], "findings": dict(sorted(codes.items())),
-            "details": [[f.code, f.severity, f.file, f.line, f.message] for f in report.findings],
-            "seconds": round(seconds, 3)}
+            "details": [[f.code, f.severity, f.file, f.line, f.message] for f in report.findings]}
+
+
+def record_of(paper: Paper, report, seconds: float) -> dict:
+    return {**base_record(paper), **document_fields(report), "seconds": round(seconds, 3)}
+
+
+def _checked(target: Path) -> dict:
+    """The document fields of a paper (a document, or a folder resolved to its primary document):
+    from the result cache when nothing in its folder changed."""
+    from camlint.audit.resultcache import result_cache
+
+    cache = result_cache()
+    key = cache.key(target) if cache is not None else None
+    fields = cache.get(target, key) if key is not None else None
+    if fields is None:
+        path = resolve_folder(target) if target.is_dir() else target
+        fields = document_fields(check_file(path, config=None))
+        if key is not None:
+            cache.put(target, key, fields)
+    return fields
 
 
 def audit_paper(paper: Paper) -> dict:
     """Never raises: an unreadable input or a bug on this paper becomes the paper's record."""
     start = time.perf_counter()
     try:
-        path = Path(paper.path)
-        if path.is_dir():
-            path = resolve_folder(path)
-        report = check_file(path, config=None)
+        fields = _checked(Path(paper.path))
     except InputError as exc:
         return failed_record(paper, UNREADABLE, str(exc), time.perf_counter() - start)
     except RecursionError:
         return failed_record(paper, ERROR, "RecursionError: nesting too deep", time.perf_counter() - start)
     except Exception as exc:  # noqa: BLE001 - one paper's bug must not stop a venue's audit
         return failed_record(paper, ERROR, f"{type(exc).__name__}: {exc}", time.perf_counter() - start)
-    return record_of(paper, report, time.perf_counter() - start)
+    return {**base_record(paper), **fields, "seconds": round(time.perf_counter() - start, 3)}

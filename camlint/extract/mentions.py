@@ -116,9 +116,13 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
         return []
     out: list[Mention] = []
     taken: dict[str, set[int]] = {}      # slot -> character positions already read
+    cued: dict[str, bool] = {}           # cue -> found in this sentence (many entries share a cue)
     for entry in vocab.entries[key]:
-        if entry.needs and not vocab.cues[entry.needs].search(text):
-            continue
+        if entry.needs:
+            if entry.needs not in cued:
+                cued[entry.needs] = bool(vocab.cues[entry.needs].search(text))
+            if not cued[entry.needs]:
+                continue
         for rx in entry.patterns:
             for m in rx.finditer(text):
                 if m.start() in taken.get(entry.slot, ()):
