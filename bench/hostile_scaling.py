@@ -56,7 +56,7 @@ def document(name: str, size: int) -> str:
 
 def lint_seconds(text: str, folder: Path) -> float:
     from camlint.check import check_file
-    from camlint.config import Config
+    from camlint.cli.config import Config
 
     path = folder / "main.tex"
     path.write_text(text, encoding="utf-8")

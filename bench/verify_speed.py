@@ -36,7 +36,7 @@ base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 if dev.type == "cuda":
     torch.cuda.reset_peak_memory_stats()
 if engine == "camlint":
-    from camlint.presets import BY_NAME
+    from camlint.core.presets import BY_NAME
     from camlint.verify.engine import run_procedure
     from camlint.verify.spec import expand_preset, procedure_from
     errors = []

@@ -1,4 +1,4 @@
-from camlint.cli import run
+from camlint.cli.main import run
 
 if __name__ == "__main__":  # pragma: no cover
     run()

@@ -5,12 +5,12 @@ import errno
 import os
 from pathlib import Path
 
-from camlint.engine import report_of
-from camlint.errors import InputError
-from camlint.findings import DocumentReport
+from camlint.rules.engine import report_of
+from camlint.core.errors import InputError
+from camlint.rules.findings import DocumentReport
 from camlint.safety.paths import display_path, inside  # noqa: F401  (display_path: re-exported)
-from camlint.specfile import SPEC_SUFFIXES, analyze_spec
-from camlint.yamlsafe import YAMLInputError
+from camlint.inputs.camspec import SPEC_SUFFIXES, analyze_spec
+from camlint.safety.yamlsafe import YAMLInputError
 
 TEX_SUFFIXES = (".tex", ".ltx", ".latex")
 
@@ -35,7 +35,7 @@ def check_file(path: Path, *, spec: Path | None = None, config=None, display: st
         if suffix in SPEC_SUFFIXES:
             analysis = analyze_spec(path, display)
         elif suffix in TEX_SUFFIXES:
-            from camlint.latex.analyze import analyze_latex  # keeps spec-only runs lighter
+            from camlint.inputs.latex.analyze import analyze_latex  # keeps spec-only runs lighter
 
             analysis = analyze_latex(path, display, spec=spec)
         else:

@@ -25,7 +25,7 @@ def run_cli(*args, cwd: Path | None = None, env: dict | None = None) -> subproce
 
 def invoke(*args, cwd: Path | None = None):
     """In-process CLI call (fast); returns click's Result."""
-    from camlint.cli import main
+    from camlint.cli.main import main
 
     runner = CliRunner()
     old = os.getcwd()

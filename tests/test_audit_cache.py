@@ -93,7 +93,7 @@ def test_specials_lookup_matches_pylatexenc():
     """The first-character lookup of LaTeX specials answers as pylatexenc's own scan does."""
     from pylatexenc.macrospec import LatexContextDb
 
-    from camlint.latex.convert import latex_context as _latex_context
+    from camlint.inputs.latex.convert import latex_context as _latex_context
 
     db = _latex_context()
     text = "a ``b'' -- c --- d~e & f !`g ?`h `i' -x ---- '' `` ~~ &&"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 
-from camlint.display import short_value
+from camlint.core.display import short_value
 from conftest import FIXTURES, ROOT, run_cli
 
 M02 = FIXTURES / "manuscripts" / "m02_swin" / "main.tex"

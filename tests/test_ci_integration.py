@@ -176,7 +176,7 @@ def test_readme_shows_the_final_configuration(tmp_path):
     hook_ids = {h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert {h["id"] for h in hooks["repos"][0]["hooks"]} <= hook_ids
     # the configuration example is a valid configuration
-    from camlint.config import load_config
+    from camlint.cli.config import load_config
 
     toml = _readme_blocks("toml")[0]
     (tmp_path / "pyproject.toml").write_text(toml)

@@ -5,7 +5,7 @@ import json
 import re
 
 from camlint import __version__
-from camlint.keys import KEYS
+from camlint.core.keys import KEYS
 from conftest import FIXTURES, ROOT, check_json, invoke, run_cli
 
 COMPLETE = FIXTURES / "specs" / "vit-b16-pgc-complete.yaml"

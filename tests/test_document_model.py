@@ -1,8 +1,8 @@
 """The document model: what counts as text, and how LaTeX becomes readable sentences."""
 from __future__ import annotations
 
-from camlint.latex.project import load_project
-from camlint.latex.document import ParseAll, build_units
+from camlint.inputs.latex.project import load_project
+from camlint.inputs.latex.document import ParseAll, build_units
 from conftest import write_project
 
 

@@ -165,7 +165,9 @@ def test_every_timm_tap_is_hooked_and_the_zero_gradient_records_hold_on_a_real_m
 
 
 def test_one_set_each_shared_by_lint_and_verify():
-    from camlint import judge, keys, vocab
+    from camlint.checklist import judge
+    from camlint.core import keys
+    from camlint.core import vocab
     from camlint.rules import facts
 
     assert vocab.ATTENTION_LOCATIONS is keys.ATTENTION_LOCATIONS is facts.ATTENTION is locations.ATTENTION_LOCATIONS

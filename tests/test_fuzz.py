@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from camlint.extract import extract
-from camlint.latex.project import load_project
-from camlint.latex.document import ParseAll, build_units
-from camlint.yamlsafe import YAMLInputError, loads
+from camlint.inputs.latex.project import load_project
+from camlint.inputs.latex.document import ParseAll, build_units
+from camlint.safety.yamlsafe import YAMLInputError, loads
 from conftest import FIXTURES
 
 TOKENS = ["\\", "{", "}", "%", "$", "$$", "&", "\\\\", "~", "\n", "\n\n", " ", "[", "]", "#", "^", "_",
@@ -134,7 +134,7 @@ def _check_batch(job: tuple[int, list[str]]) -> int:
     import json
 
     from camlint.check import check_file
-    from camlint.errors import InputError
+    from camlint.core.errors import InputError
     from camlint.formats import FORMATS, HUMAN_READABLE, render
     from camlint.rules import BY_CODE
 

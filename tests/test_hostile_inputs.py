@@ -99,7 +99,7 @@ def test_a_link_to_dev_zero_is_refused(tmp_path):
 
 
 def test_read_regular_refuses_devices_and_stops_at_the_limit(tmp_path):
-    from camlint.safeio import NotRegularFile, read_regular
+    from camlint.safety.safeio import NotRegularFile, read_regular
 
     with pytest.raises(NotRegularFile):
         read_regular(Path("/dev/zero"), 1024)
@@ -133,7 +133,7 @@ def test_escape_sequences_are_stripped_from_every_human_format(fmt, tmp_path):
 
 
 def test_printable_removes_whole_sequences_in_linear_time():
-    from camlint.sanitize import printable
+    from camlint.safety.sanitize import printable
 
     assert printable("a\x1b[31mred\x1b[0m \x1b]0;title\x07b\tc\nd\x85e\u202ef") == "ared b\tc def"
     t0 = time.perf_counter()
@@ -175,7 +175,7 @@ def test_closing_braces_give_a_small_report(tmp_path):
 
 
 def test_cap_keeps_the_first_and_counts_the_rest():
-    from camlint.findings import Finding, cap_per_rule_and_file
+    from camlint.rules.findings import Finding, cap_per_rule_and_file
 
     many = [Finding("CAM004", "malformed-latex", None, "warning", f"m{i}", "h", "a.tex", i, 1) for i in range(1, 121)]
     other = [Finding("CAM004", "malformed-latex", None, "warning", "x", "h", "b.tex", 1, 1)]
@@ -216,7 +216,7 @@ def test_recursive_aliases_and_huge_numbers_are_input_errors(name, tmp_path):
 
 
 def test_a_tampered_cache_entry_does_not_change_the_report(tmp_path):
-    from camlint.cache import _checksum
+    from camlint.inputs.cache import _checksum
 
     paper = FIXTURES.parent / "examples" / "paper" / "main.tex"
     env = {"CAMLINT_CACHE_DIR": str(tmp_path)}
@@ -262,7 +262,7 @@ def test_one_bad_byte_does_not_turn_the_file_into_latin1():
     doc = _json(proc)["documents"][0]
     cam008 = [f for f in doc["findings"] if f["code"] == "CAM008"]
     assert len(cam008) == 1 and cam008[0]["line"] == 5 and "line 5" in cam008[0]["message"]
-    from camlint.latex.source import decode_lines
+    from camlint.inputs.latex.source import decode_lines
 
     text, bad, mixed = decode_lines((HOSTILE / "in_mixed_encoding.tex").read_bytes())
     assert "Zürich" in text and "Café" in text and "Ångström" in text and bad == [5] and mixed
@@ -283,7 +283,7 @@ def test_an_unclosed_iffalse_is_a_finding():
 
 
 def test_a_30kb_suppression_comment_is_parsed_in_linear_time():
-    from camlint.suppress import parse_comment
+    from camlint.rules.suppress import parse_comment
 
     t0 = time.perf_counter()
     d = parse_comment(" camlint: disable=CAM103" + " " * 300_000 + "x!", "m.tex", 1, 1)

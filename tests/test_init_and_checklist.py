@@ -7,7 +7,7 @@ import shutil
 import pytest
 import yaml
 
-from camlint.resources import camspec_schema
+from camlint.core.resources import camspec_schema
 from conftest import FIXTURES, SHARED, run_cli
 
 

@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 import yaml
 
-from camlint import judge
+from camlint.checklist import judge
 from camlint.core import items
 from camlint.core.item import NOT_APPLICABLE_FORM, Advice, Item, Slot, Status
-from camlint.keys import DESCRIPTIONS, EXECUTABLE_KEYS, KEYS
+from camlint.core.keys import DESCRIPTIONS, EXECUTABLE_KEYS, KEYS
 from conftest import FIXTURES, ROOT, invoke
 
 PAPER = FIXTURES / "manuscripts" / "m02_swin" / "main.tex"

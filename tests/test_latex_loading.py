@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from camlint.latex.project import load_project
-from camlint.latex.document import ParseAll, build_units
+from camlint.inputs.latex.project import load_project
+from camlint.inputs.latex.document import ParseAll, build_units
 from conftest import FIXTURES, doc_of, write_project
 
 

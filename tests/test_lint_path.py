@@ -8,7 +8,7 @@ from conftest import FIXTURES, ROOT
 
 PROBE = """
 import sys
-from camlint.cli import main
+from camlint.cli.main import main
 try:
     main([{args}], standalone_mode=False)
 except SystemExit:
@@ -33,7 +33,7 @@ def test_checking_a_spec_does_not_import_torch():
 
 
 def test_version_does_not_import_the_linter():
-    code = "import sys; from camlint.cli import main\ntry:\n main(['--version'])\nexcept SystemExit: pass\n" \
+    code = "import sys; from camlint.cli.main import main\ntry:\n main(['--version'])\nexcept SystemExit: pass\n" \
            "print('X', 'pylatexenc' in sys.modules, 'jsonschema' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip().endswith("X False False")

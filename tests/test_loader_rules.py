@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from camlint.core.severity import Severity
-from camlint.latex.analyze import analyze_latex
-from camlint.presets import OPEN, apply_preset, find_preset
+from camlint.inputs.latex.analyze import analyze_latex
+from camlint.core.presets import OPEN, apply_preset, find_preset
 from camlint.rules import BY_CODE, RULES
 from camlint.safety.paths import LinkLoop, resolved_inside
 from camlint.verify.spec import expand_preset
@@ -110,9 +110,9 @@ def test_one_preset_applier_fills_open_keys_lint_and_verify_alike():
     assert expand_preset({**stated, "target": 5})["target"] == 5
 
 
-@pytest.mark.parametrize("module, absent", [("camlint.latex.analyze", "camlint.check"),
-                                            ("camlint.suppress", "camlint.config"),
-                                            ("camlint.config", "camlint.suppress")])
+@pytest.mark.parametrize("module, absent", [("camlint.inputs.latex.analyze", "camlint.check"),
+                                            ("camlint.rules.suppress", "camlint.cli.config"),
+                                            ("camlint.cli.config", "camlint.rules.suppress")])
 def test_former_import_cycles_are_gone(module, absent):
     out = subprocess.run([sys.executable, "-c", f"import sys, {module}; print({absent!r} in sys.modules)"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -148,7 +148,7 @@ def test_damaged_pdf_is_a_clear_input_error(tmp_path):
 
 
 def test_checking_latex_does_not_import_the_pdf_library():
-    probe = ("import sys\nfrom camlint.cli import main\ntry:\n"
+    probe = ("import sys\nfrom camlint.cli.main import main\ntry:\n"
              f"    main(['check', {str(ROOT / 'examples' / 'paper' / 'main.tex')!r}], standalone_mode=False)\n"
              "except SystemExit:\n    pass\nprint('PDFIUM', 'pypdfium2' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)

@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 timm = pytest.importorskip("timm")
 
-from camlint.presets import PRESETS  # noqa: E402
+from camlint.core.presets import PRESETS  # noqa: E402
 from camlint.verify.engine import run_procedure  # noqa: E402
 from conftest import invoke  # noqa: E402
 from test_verify_parity import _attention_and_grads, _minmax, _up, proc_of  # noqa: E402

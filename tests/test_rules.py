@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 import camlint.rules as rules_pkg
-from camlint.keys import KEYS
+from camlint.core.keys import KEYS
 from camlint.rules import BY_CODE, RETIRED, RULES
 from camlint.rules.base import Rule
 from camlint.rules.verify import VERIFY_ONLY

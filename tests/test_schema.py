@@ -6,10 +6,10 @@ import json
 import jsonschema
 import pytest
 
-from camlint.keys import KEYS
-from camlint.resources import camspec_schema
-from camlint.schema import validate
-from camlint.yamlsafe import loads
+from camlint.core.keys import KEYS
+from camlint.core.resources import camspec_schema
+from camlint.core.schema import validate
+from camlint.safety.yamlsafe import loads
 from conftest import FIXTURES, ROOT
 
 COMPLETE = ["vit-b16-pgc-complete.yaml", "attention-gradcam-chefer.yaml", "swin-t-stage4.yaml",

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from camlint.verify.modelargs import ALLOWED_KWARGS
 from camlint.verify.spec import ExecSpec, Procedure, SpecError, exec_spec, with_lines
-from camlint.yamlsafe import loads
+from camlint.safety.yamlsafe import loads
 from conftest import FIXTURES
 
 pytest.importorskip("timm")

@@ -15,7 +15,7 @@ pgc = pytest.importorskip("pytorch_grad_cam")
 
 from pytorch_grad_cam.utils.model_targets import ClassifierOutputTarget  # noqa: E402
 
-from camlint.presets import BY_NAME  # noqa: E402
+from camlint.core.presets import BY_NAME  # noqa: E402
 from camlint.verify.engine import run_procedure  # noqa: E402
 from camlint.verify.spec import expand_preset, procedure_from  # noqa: E402
 

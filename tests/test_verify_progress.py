@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import io
 
-from camlint.commands.progress import StderrProgress
+from camlint.cli.commands.progress import StderrProgress
 
 
 class _Terminal(io.StringIO):

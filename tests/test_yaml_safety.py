@@ -6,7 +6,7 @@ import tracemalloc
 
 import pytest
 
-from camlint.yamlsafe import MAX_BYTES, YAMLInputError, load_file, loads
+from camlint.safety.yamlsafe import MAX_BYTES, YAMLInputError, load_file, loads
 from conftest import run_cli
 
 LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(

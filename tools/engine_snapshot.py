@@ -17,7 +17,7 @@ import sys
 import timm
 import torch
 
-from camlint.presets import BY_NAME
+from camlint.core.presets import BY_NAME
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.spec import SpecError, expand_preset, procedure_from
 

@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from camlint.explain import GROUPS, page_name, rule_page  # noqa: E402
+from camlint.rules.explain import GROUPS, page_name, rule_page  # noqa: E402
 from camlint.rules import RETIRED, RULES  # noqa: E402
 
 

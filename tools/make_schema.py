@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from camlint import vocab  # noqa: E402
+from camlint.core import vocab  # noqa: E402
 from camlint.core import items  # noqa: E402
 from camlint.core.item_forms import enum, prop, relative_path, sha256  # noqa: E402
 

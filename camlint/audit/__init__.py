@@ -11,5 +11,5 @@
     summary.py   the audit's figures, tallied in one pass over the store
     truth.py     agreement with a hand-labelled sample (--truth labels.yaml)
     reports.py   Markdown and CSV; html.py + plots.py: the self-contained HTML page
-    command.py   the command itself (called from camlint.cli)
+    command.py   the command itself (called from camlint.cli.main)
 """

@@ -17,7 +17,7 @@ from camlint.audit.record import FAILED, UNREADABLE, audit_paper
 from camlint.audit.store import Store, records
 from camlint.audit.summary import summarize
 from camlint.check import display_path
-from camlint.errors import InputError
+from camlint.core.errors import InputError
 
 STORE, SUMMARY_JSON, SUMMARY_MD, HTML, PAPERS_CSV, RATES_CSV = (
     "papers.jsonl", "summary.json", "summary.md", "report.html", "papers.csv", "key_rates.csv")
@@ -145,7 +145,7 @@ def render_text(result: AuditResult) -> str:
     from camlint.audit.record import CITATION_LABELS, CITATIONS
     from camlint.audit.reports import pct
     from camlint.audit.truth import render_text as truth_text
-    from camlint.keys import KEYS
+    from camlint.core.keys import KEYS
 
     s = result.summary
     o = s["outcomes"]

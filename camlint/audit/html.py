@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 from camlint.audit import plots
 from camlint.audit.record import CITATION_LABELS, CITATIONS, OK
 from camlint.audit.reports import HAND_AUDIT, pct
-from camlint.keys import KEYS, REPORTED, STATUSES
+from camlint.core.keys import KEYS, REPORTED, STATUSES
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from camlint.check import display_path
-from camlint.errors import InputError
+from camlint.core.errors import InputError
 
 MANIFEST_COLUMNS = ("path", "id", "venue", "year", "title")
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
@@ -31,7 +31,7 @@ class Paper:
 
 
 def _documents(folder: Path) -> list[Path]:
-    from camlint.discover import documents_in
+    from camlint.cli.discover import documents_in
 
     return documents_in(folder)
 
@@ -39,7 +39,7 @@ def _documents(folder: Path) -> list[Path]:
 def _is_one_paper(direct: list[Path], papers_below: bool) -> bool:
     """A folder's own documents make one paper when one of them is `main.*`, or when only one is a
     manuscript and no sub-folder holds documents (a README beside paper folders is not their paper)."""
-    from camlint.specfile import SPEC_SUFFIXES
+    from camlint.inputs.camspec import SPEC_SUFFIXES
 
     manuscripts = [d for d in direct if d.suffix.lower() not in SPEC_SUFFIXES]
     if any(d.stem.lower() == "main" for d in direct):
@@ -66,7 +66,7 @@ def paper_units(folder: Path, docs: list[Path]) -> list[tuple[Path, list[Path]]]
 
 def primary_document(unit: Path, docs: list[Path]) -> Path:
     """The document a paper is read through: a direct `main.*`, else the first manuscript, else the first."""
-    from camlint.specfile import SPEC_SUFFIXES
+    from camlint.inputs.camspec import SPEC_SUFFIXES
 
     if unit.is_file():
         return unit

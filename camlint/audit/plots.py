@@ -5,7 +5,7 @@ import io
 import re
 
 from camlint.audit.record import CITATIONS
-from camlint.keys import KEYS, STATUSES
+from camlint.core.keys import KEYS, STATUSES
 
 STATUS_COLOURS = {"reported": "#2e7d32", "partial": "#f9a825", "missing": "#c62828", "not_applicable": "#bdbdbd"}
 CITATION_COLOURS = {"cnn_only": "#c62828", "library_only": "#ef6c00", "justified": "#2e7d32",

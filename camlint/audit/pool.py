@@ -20,11 +20,11 @@ from camlint.audit.record import CRASHED, ERROR, TIMEOUT, failed_record
 
 # Cached tables the front end builds on first use (vocabulary regexes, the LaTeX parser context, the
 # schema), and the digest of camlint's own files that keys the result cache.
-WARM_UP = (("camlint.extract.vocab", "vocabulary"), ("camlint.latex.convert", "latex_context"),
-           ("camlint.schema", "validator"), ("camlint.audit.resultcache", "code_digest"))
+WARM_UP = (("camlint.extract.vocab", "vocabulary"), ("camlint.inputs.latex.convert", "latex_context"),
+           ("camlint.core.schema", "validator"), ("camlint.audit.resultcache", "code_digest"))
 # Modules a check imports on first use.
-PRELOAD = ("camlint.latex.analyze", "camlint.latex.bibliography", "camlint.discover", "camlint.config",
-           "camlint.inputs", "camlint.presets", "camlint.suppress", "camlint.selectors")
+PRELOAD = ("camlint.inputs.latex.analyze", "camlint.inputs.latex.bibliography", "camlint.cli.discover", "camlint.cli.config",
+           "camlint.inputs", "camlint.core.presets", "camlint.rules.suppress", "camlint.rules.selectors")
 
 
 def _serve(conn, work: Callable[[Paper], dict]) -> None:

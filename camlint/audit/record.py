@@ -11,8 +11,8 @@ from pathlib import Path
 
 from camlint.audit.papers import Paper, resolve_folder
 from camlint.check import check_file
-from camlint.errors import InputError
-from camlint.keys import KEYS, REPORTED
+from camlint.core.errors import InputError
+from camlint.core.keys import KEYS, REPORTED
 from camlint.rules import citation
 from camlint.rules.citation import ADAPTATION_KEYS
 

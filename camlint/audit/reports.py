@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Iterable
 
 from camlint.audit.record import CITATION_LABELS, CITATIONS
-from camlint.keys import KEYS, REPORTED, STATUSES
+from camlint.core.keys import KEYS, REPORTED, STATUSES
 
 # The 2026 hand audit of 175 papers (shared/taxonomy.md), shown next to the run's own shares.
 HAND_AUDIT = {"cnn_only": "58% (101)", "library_only": "10% (17)", "justified": "15% (26)"}

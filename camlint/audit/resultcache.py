@@ -1,6 +1,6 @@
 """Whole-document results for the audit, so that a paper seen before costs a folder read, not a check.
 
-The parse cache (camlint.cache) saves the LaTeX parse, but a warm check still extracts, judges
+The parse cache (camlint.inputs.cache) saves the LaTeX parse, but a warm check still extracts, judges
 and runs the rules, most of a warm paper's time. A document's result depends only on the files
 of its folder (no front end reads outside the main file's folder; a folder named as a paper is
 resolved to its primary document from its own files), on the working directory (paths are
@@ -27,7 +27,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from camlint.cache import _secret, cache_dir
+from camlint.inputs.cache import _secret, cache_dir
 
 FORMAT = 1
 MAX_ENTRIES = 256                  # entries of a paper's folder tree worth fingerprinting
@@ -139,7 +139,7 @@ class ResultCache:
         return hmac.new(self.secret, (key + "\0" + body).encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
     def get(self, target: Path, key: str) -> dict | None:
-        from camlint.safeio import read_regular
+        from camlint.safety.safeio import read_regular
 
         try:
             stored = json.loads(read_regular(self._path(target), MAX_ENTRY_FILE_BYTES, "cache file"))

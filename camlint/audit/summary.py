@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from camlint.audit.record import CITATIONS, OK, OUTCOMES
-from camlint.keys import KEYS, STATUSES
+from camlint.core.keys import KEYS, STATUSES
 
 GROUPINGS = ("venue", "year")
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from camlint.audit.record import OK
 from camlint.audit.summary import share
 from camlint.check import display_path
-from camlint.errors import InputError
-from camlint.keys import KEYS, REPORTED, STATUSES
+from camlint.core.errors import InputError
+from camlint.core.keys import KEYS, REPORTED, STATUSES
 
 MAX_LABEL_BYTES = 64 * 1024 * 1024
 MAX_LABEL_NODES = 10_000_000
@@ -21,7 +21,7 @@ MAX_LABEL_NODES = 10_000_000
 
 def load_labels(path: Path) -> dict[str, dict]:
     """id -> {"uses": bool, "status": {key: status}}; a malformed entry is an input error at its line."""
-    from camlint.yamlsafe import YAMLInputError, loads, read_text
+    from camlint.safety.yamlsafe import YAMLInputError, loads, read_text
 
     shown = display_path(path)
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from camlint import vocab
+from camlint.core import vocab
 from camlint.core import item_forms as forms
 from camlint.core import values as V
 from camlint.core.item import Item, Slot

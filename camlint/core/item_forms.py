@@ -1,10 +1,10 @@
 """The JSON-schema form of each checklist key's value (read by the items; written out by
 tools/make_schema.py). Written as Python data so that shared pieces (the n/a marker, the canonical
-vocabularies in camlint/vocab.py) have one definition.
+vocabularies in camlint/core/vocab.py) have one definition.
 """
 from __future__ import annotations
 
-from camlint import vocab
+from camlint.core import vocab
 from camlint.core.item import NOT_APPLICABLE_FORM as NA
 
 def prop(title: str, description: str, schema: dict, examples: list | None = None) -> dict:

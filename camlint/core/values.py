@@ -4,7 +4,7 @@ Shared by the status judgement, the items' comparisons and the rules; torch-free
 """
 from __future__ import annotations
 
-from camlint import vocab
+from camlint.core import vocab
 
 KIND_CONFLICTS = ({"logit", "softmax"}, {"logit", "log_softmax"}, {"softmax", "log_softmax"},
                   {"loss", "logit"}, {"loss", "softmax"}, {"similarity", "softmax"})

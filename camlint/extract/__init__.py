@@ -1,6 +1,6 @@
 """The prose pipeline: text units -> sentences -> candidate mentions -> per-key decisions.
 
-    doc = build_units(project, relevant)      # camlint.latex.units
+    doc = build_units(project, relevant)      # camlint.inputs.latex.units
     result = extract(doc)                     # values, evidence and mentions per key
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ from camlint.extract import special
 from camlint.extract.normalize import normalise
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import low, vocabulary
-from camlint.findings import Evidence
-from camlint.keys import KEYS
-from camlint.latex.units import DocumentText, Sentence
+from camlint.rules.findings import Evidence
+from camlint.core.keys import KEYS
+from camlint.inputs.latex.units import DocumentText, Sentence
 
 SLOT_ORDER = {
     "target": ("kind", "class"),
@@ -187,7 +187,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
 
 def _presets_followed(in_scope: list[Sentence], bib: dict) -> list:
     """Published adaptations a CAM sentence cites or names: they fix what they fix."""
-    from camlint.presets import presets_cited
+    from camlint.core.presets import presets_cited
 
     found, seen = [], set()
     v = vocabulary()

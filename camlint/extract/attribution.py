@@ -12,7 +12,7 @@ Every sentence gets one attribution before any value is accepted:
 from __future__ import annotations
 
 from camlint.extract.vocab import Vocabulary, low
-from camlint.latex.units import Sentence
+from camlint.inputs.latex.units import Sentence
 
 OWN, OTHER, CNN, RELATED, EVALUATION = "own", "other", "cnn", "related", "evaluation"
 RELATED_ROLES = frozenset({"related", "introduction", "references", "acknowledgements"})

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from camlint.extract.mentions import Mention
-from camlint.findings import Evidence
+from camlint.rules.findings import Evidence
 
 MAX_EVIDENCE = 4
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from camlint.extract.scope import KIND_RANK, ROLE_RANK, clause_before
 from camlint.extract.vocab import Entry, Vocabulary
-from camlint.latex.units import Sentence
+from camlint.inputs.latex.units import Sentence
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
             "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12}

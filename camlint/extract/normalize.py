@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from camlint.latex.units import Sentence
+from camlint.inputs.latex.units import Sentence
 
 _UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",

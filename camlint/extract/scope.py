@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from camlint.extract.attribution import CNN, OTHER, Attribution
 from camlint.extract.vocab import Vocabulary, low
-from camlint.latex.units import DocumentText, Sentence
+from camlint.inputs.latex.units import DocumentText, Sentence
 
 OUT_OF_SCOPE_ROLES = frozenset({"related", "introduction", "references", "acknowledgements"})
 ROLE_RANK = {"method": 5, "appendix": 5, "experiments": 4, "other": 3, "front": 2, "abstract": 2,

@@ -7,7 +7,7 @@ from camlint.extract.decide import evidence_of
 from camlint.extract.mentions import Mention
 from camlint.extract.scope import ROLE_RANK, Scope
 from camlint.extract.vocab import Vocabulary
-from camlint.latex.units import Sentence
+from camlint.inputs.latex.units import Sentence
 
 
 def _mention(key, slot, value, s: Sentence, m: re.Match, strength: int = 1) -> Mention:

@@ -16,7 +16,7 @@ FORMATS: dict[str, str] = {
 }
 
 
-# formats a person reads: every string from the input is made printable (camlint.sanitize);
+# formats a person reads: every string from the input is made printable (camlint.safety.sanitize);
 # the JSON formats escape control characters themselves
 HUMAN_READABLE = ("text", "concise", "markdown", "github", "junit")
 
@@ -25,7 +25,7 @@ def render(fmt: str, reports, errors=(), **options) -> str:
     module = importlib.import_module(f"camlint.formats.{FORMATS[fmt]}")
     if fmt not in HUMAN_READABLE:
         return module.render(reports, errors, **options)
-    from camlint.sanitize import printable_error, printable_lines, printable_report
+    from camlint.safety.sanitize import printable_error, printable_lines, printable_report
 
     out = module.render([printable_report(r) for r in reports], [printable_error(e) for e in errors], **options)
     # the text format's own colours are escape sequences; its input strings are clean already

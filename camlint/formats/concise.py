@@ -12,6 +12,6 @@ def render(reports, errors=(), **_) -> str:
 
 def _where(f) -> str:
     """`file:line:col`, or `main.pdf page 2 line 14` in a PDF (a line counted on its page)."""
-    from camlint.findings import location
+    from camlint.rules.findings import location
 
     return location(f) if f.page else f"{f.file}:{f.line}:{f.col}"

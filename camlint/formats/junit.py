@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from camlint.display import short_value
-from camlint.findings import SEVERITY_RANK
-from camlint.keys import KEYS, NOT_APPLICABLE
+from camlint.core.display import short_value
+from camlint.rules.findings import SEVERITY_RANK
+from camlint.core.keys import KEYS, NOT_APPLICABLE
 
 
 def _line(f) -> str:
@@ -67,6 +67,6 @@ def render(reports, errors=(), *, fail_on=None, **_) -> str:
 
 def _where(f) -> str:
     """`file:line:col`, or `main.pdf page 2 line 14` in a PDF (a line counted on its page)."""
-    from camlint.findings import location
+    from camlint.rules.findings import location
 
     return location(f) if f.page else f"{f.file}:{f.line}:{f.col}"

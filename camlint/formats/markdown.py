@@ -1,11 +1,11 @@
 """Markdown: the checklist table and the findings, ready for a pull request or a review."""
 from __future__ import annotations
 
-from camlint.checklist import MARKDOWN_STATUS as ICON
-from camlint.checklist import checklist_rows
-from camlint.checklist import markdown_cell as _cell
-from camlint.findings import location
-from camlint.keys import KEYS
+from camlint.checklist.filled import MARKDOWN_STATUS as ICON
+from camlint.checklist.filled import checklist_rows
+from camlint.checklist.filled import markdown_cell as _cell
+from camlint.rules.findings import location
+from camlint.core.keys import KEYS
 
 
 def document(rep) -> str:

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from camlint import __version__
-from camlint.explain import GROUPS, rule_page
+from camlint.rules.explain import GROUPS, rule_page
 from camlint.rules import BY_CODE, RULES
 
 INFORMATION_URI = "https://github.com/camlint/camlint"

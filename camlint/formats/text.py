@@ -11,11 +11,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from camlint.display import short_value
-from camlint.safeio import read_regular
-from camlint.sanitize import printable
-from camlint.findings import location
-from camlint.keys import KEYS
+from camlint.core.display import short_value
+from camlint.safety.safeio import read_regular
+from camlint.safety.sanitize import printable
+from camlint.rules.findings import location
+from camlint.core.keys import KEYS
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _STATUS_STYLE = {"reported": "green", "partial": "yellow", "missing": "red", "not_applicable": "dim"}
@@ -24,7 +24,7 @@ _STATUS_STYLE = {"reported": "green", "partial": "yellow", "missing": "red", "no
 @lru_cache(maxsize=256)
 def _lines(path: str) -> tuple[str, ...]:
     """The lines of a reported file (regular files only: never a FIFO or device)."""
-    from camlint.latex.source import MAX_FILE_BYTES, decode
+    from camlint.inputs.latex.source import MAX_FILE_BYTES, decode
 
     try:
         return tuple(decode(read_regular(Path(path), MAX_FILE_BYTES)).splitlines())
@@ -126,7 +126,7 @@ def summary_table(reports) -> Table:
 
 
 def _where(e, doc_path: str) -> str:
-    from camlint.checklist import where_stated
+    from camlint.checklist.filled import where_stated
 
     return location(e, "") if e.file == doc_path else where_stated(e, doc_path)
 

@@ -12,9 +12,9 @@ import json
 from rich.table import Table
 from rich.text import Text
 
-from camlint.findings import location
+from camlint.rules.findings import location
 from camlint.formats.text import string_console
-from camlint.sanitize import printable_lines
+from camlint.safety.sanitize import printable_lines
 from camlint.verify.report import tolerance_text
 
 

@@ -1,7 +1,7 @@
 """Front ends for what reviewers and authors hold besides LaTeX sources: PDF, archives, Markdown, text.
 
 Each reads its input into the LaTeX front end's document model (camlint.inputs.model) and goes
-through the same analysis (camlint.latex.analyze.analyze_units), so every extraction
+through the same analysis (camlint.inputs.latex.analyze.analyze_units), so every extraction
 improvement applies to every input. This module only dispatches and stays light: the PDF
 library is imported when a PDF is read, never for a LaTeX check.
 """
@@ -68,7 +68,7 @@ def _text_of(path: Path, kind: str) -> str:
 
         return "\n".join(normalize(ln.text) for p in read_pages(read_limited(path, MAX_PDF_BYTES)) for ln in p.lines)
     from camlint.inputs.markdown import MAX_BYTES
-    from camlint.latex.source import decode
+    from camlint.inputs.latex.source import decode
 
     return decode(read_limited(path, MAX_BYTES))
 
@@ -83,9 +83,9 @@ def describe(kind: str) -> str:
 
 def check_document(path: Path, display: str, *, spec: Path | None = None, config=None, main: str | None = None):
     """Read `path` with its front end and run the rules (a DocumentReport)."""
-    from camlint.engine import report_of
+    from camlint.rules.engine import report_of
 
-    from camlint.errors import InputError
+    from camlint.core.errors import InputError
 
     kind = front_end_of(path)
     if kind == "archive":
@@ -100,7 +100,7 @@ def check_document(path: Path, display: str, *, spec: Path | None = None, config
 
 
 def analyze(path: Path, display: str, kind: str, spec: Path | None = None, data: bytes | None = None):
-    from camlint.errors import InputError
+    from camlint.core.errors import InputError
 
     try:
         if kind == "pdf":

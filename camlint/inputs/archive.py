@@ -21,7 +21,7 @@ import zlib
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from camlint.analysis import Analysis
+from camlint.checklist.analysis import Analysis
 from camlint.rules.base import Rule
 from camlint.rules.input import INCLUDE_MISSING, INCLUDE_OUTSIDE_PROJECT, UNREADABLE_INPUT
 
@@ -43,7 +43,7 @@ class Refused(Exception):
 
 
 def check_archive(path: Path, display: str, *, spec: Path | None = None, config=None, main: str | None = None):
-    from camlint.engine import report_of
+    from camlint.rules.engine import report_of
     from camlint.inputs.textfile import read_limited
 
     data = read_limited(path, MAX_ARCHIVE_BYTES)
@@ -69,7 +69,7 @@ def _analyze_inner(file: Path, display: str, spec: Path | None):
 
     kind = front_end_of(file)
     if kind is None:
-        from camlint.latex.analyze import analyze_latex
+        from camlint.inputs.latex.analyze import analyze_latex
 
         analysis = analyze_latex(file, display, spec=spec, use_cache=False)   # no cache for a temporary path
     elif kind == "archive":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from camlint.analysis import Analysis
+from camlint.checklist.analysis import Analysis
 from camlint.inputs.model import ModelBuilder, Piece
 from camlint.inputs.textfile import read_limited
 
@@ -28,8 +28,8 @@ _EMPHASIS = re.compile(r"\*\*|`")
 
 def analyze_markdown(path: Path, display: str, spec: Path | None = None, plain: bool = False,
                      data: bytes | None = None) -> Analysis:
-    from camlint.latex.analyze import analyze_units
-    from camlint.latex.source import decode
+    from camlint.inputs.latex.analyze import analyze_units
+    from camlint.inputs.latex.source import decode
 
     text = decode(data if data is not None else read_limited(path, MAX_BYTES))
     if "\x00" in text[:65536]:

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from camlint.inputs.references import citations
-from camlint.latex.document import cam_sections, read_raw_flags
-from camlint.latex.project import Project
-from camlint.latex.source import RawBlock, SourceFile
-from camlint.latex.structure import Chunk, Outline
-from camlint.latex.units import DocumentText, Section, Unit, UnitBuilder
+from camlint.inputs.latex.document import cam_sections, read_raw_flags
+from camlint.inputs.latex.project import Project
+from camlint.inputs.latex.source import RawBlock, SourceFile
+from camlint.inputs.latex.structure import Chunk, Outline
+from camlint.inputs.latex.units import DocumentText, Section, Unit, UnitBuilder
 
 
 @dataclass

@@ -10,13 +10,13 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from camlint.analysis import Analysis
+from camlint.checklist.analysis import Analysis
 from camlint.inputs.model import ModelBuilder, Piece
 from camlint.inputs.references import ReferenceList
 from camlint.inputs.pdflayout import (MAX_PAGES, MAX_PDF_BYTES, Heading, Line, Page, PdfReadError, body_style,
                                       read_pages)
 from camlint.inputs.textfile import read_limited
-from camlint.keys import KEYS
+from camlint.core.keys import KEYS
 from camlint.rules.input import UNREADABLE_INPUT
 
 # TeX's OT1 fonts without a ToUnicode map give their ligatures as control codes 0x1B-0x1F
@@ -64,8 +64,8 @@ def normalize(text: str, mono: bool = False) -> str:
 
 
 def analyze_pdf(path: Path, display: str, spec: Path | None = None, data: bytes | None = None) -> Analysis:
-    from camlint.errors import InputError
-    from camlint.latex.analyze import analyze_units
+    from camlint.core.errors import InputError
+    from camlint.inputs.latex.analyze import analyze_units
 
     if data is None:
         data = read_limited(path, MAX_PDF_BYTES)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from camlint.latex.units import Citation
+from camlint.inputs.latex.units import Citation
 
 _NUMERIC = re.compile(r"\[(\d{1,3}(?:\s*[,–-]\s*\d{1,3})*)\]")
 _NAME = r"[A-Z][A-Za-z'’\u00c0-\u017f-]+"

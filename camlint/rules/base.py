@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
-from camlint.analysis import Analysis
+from camlint.checklist.analysis import Analysis
 from camlint.core.severity import Severity
 
 
@@ -48,7 +48,7 @@ class Rule:
     check: Callable[[Analysis], Iterable[Hit]] | None = None
     example_format: str = "latex"    # how the examples are read: latex | yaml
     # Rules whose findings this one replaces in a document where it fires (it says the same
-    # thing more precisely); the engine applies it (camlint.engine), not the checks.
+    # thing more precisely); the engine applies it (camlint.rules.engine), not the checks.
     supersedes: tuple[Rule, ...] = ()
 
     def __post_init__(self):

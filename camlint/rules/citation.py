@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from camlint.keys import REPORTED
+from camlint.core.keys import REPORTED
 from camlint.rules import completeness
 from camlint.rules.base import Hit, Rule
 

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from camlint.core import items
 from camlint.core.item import Item
-from camlint.judge import open_slots
-from camlint.keys import MISSING, PARTIAL
+from camlint.checklist.judge import open_slots
+from camlint.core.keys import MISSING, PARTIAL
 from camlint.rules.base import Hit, Rule
 
 
 def _short(value: object) -> str:
-    from camlint.display import short_value
+    from camlint.core.display import short_value
 
     return short_value(value, 70)
 

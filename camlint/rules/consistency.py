@@ -305,7 +305,7 @@ def _comparable(item: Item, value, depth):
     if not F.is_concrete(value):
         return None
     if isinstance(value, str) and item.key != "method":
-        from camlint import vocab
+        from camlint.core import vocab
         from camlint.extract.freetext import structured
 
         canon = vocab.canonical(item.words or "", value)
@@ -336,7 +336,7 @@ def check_prose_contradicts_spec(a):
 
 
 def _show(value) -> str:
-    from camlint.display import short_value
+    from camlint.core.display import short_value
 
     return short_value(value, 50)
 

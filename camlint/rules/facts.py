@@ -6,7 +6,7 @@ from camlint.core.values import (  # noqa: F401
     blocks, canonical_single, dropped, grid, is_concrete, kind, kinds_conflict, method, point, target_class)
 from camlint.core.locations import ATTENTION_LOCATIONS, ZERO_GRADIENT_LOCATIONS  # noqa: F401 (rules read F.*)
 from camlint.core.methods import CLASS_AGNOSTIC_METHODS, Relu  # noqa: F401 (rules read F.*)
-from camlint.judge import location_point, method_name  # noqa: F401
+from camlint.checklist.judge import location_point, method_name  # noqa: F401
 
 ATTENTION = ATTENTION_LOCATIONS
 # weightings that read each patch token's own gradient (none enters through [CLS])

@@ -65,7 +65,7 @@ UNUSED_SUPPRESSION = Rule(
         "We use the last transformer block (index 11).",
     good="We use the last transformer block (index 11).",
     hint="Delete the suppression comment, or point it at the line that needs it.",
-    check=lambda analysis: (),   # reported by camlint.suppress after suppressions are applied
+    check=lambda analysis: (),   # reported by camlint.rules.suppress after suppressions are applied
 )
 
 UNKNOWN_SUPPRESSION = Rule(
@@ -75,7 +75,7 @@ UNKNOWN_SUPPRESSION = Rule(
               "while the comment suggests otherwise.",
     bad="% camlint: disable=CAM999 -- typo", good="% camlint: disable=CAM110 -- signed maps by design",
     hint="Use a code from camlint rules (e.g. CAM110) or a rule name (missing-relu).",
-    check=lambda analysis: (),   # reported by camlint.suppress
+    check=lambda analysis: (),   # reported by camlint.rules.suppress
 )
 
 MIXED_ENCODING = Rule(
@@ -99,7 +99,7 @@ BLANKET_SUPPRESSION = Rule(
     good="% camlint: disable=ALL -- the method is described in the companion paper\n"
          "Grad-CAM maps of our ViT-B/16.",
     hint="Name the rules to silence (disable=CAM105) and give a reason after `--`.",
-    check=lambda analysis: (),   # reported by camlint.suppress
+    check=lambda analysis: (),   # reported by camlint.rules.suppress
 )
 
 RULES = RULES + (UNUSED_SUPPRESSION, UNKNOWN_SUPPRESSION, MIXED_ENCODING, BLANKET_SUPPRESSION)

@@ -6,7 +6,7 @@ The verify-only rules have no lint check; camlint verify and sweep make their fi
 """
 from __future__ import annotations
 
-from camlint.findings import Finding
+from camlint.rules.findings import Finding
 from camlint.rules.base import Hit, Rule
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from camlint import vocab
+from camlint.core import vocab
 from camlint.core.methods import method_rule, relu_placements
-from camlint.presets import find_preset
+from camlint.core.presets import find_preset
 from camlint.verify.modelargs import is_int
 from camlint.verify.specvalues import (as_flag, as_list, as_mapping, canonical_value, int_in, number_in,
                                        one_of, show_value, size_pair)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from camlint import __version__
-from camlint.findings import DocumentReport, Finding
+from camlint.rules.findings import DocumentReport, Finding
 
 
 @dataclass

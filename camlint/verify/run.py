@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from camlint import __version__
-from camlint.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
+from camlint.core.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import load_input, preprocessing_config
@@ -51,8 +51,8 @@ def blocking_findings(report, open_keys_allowed: bool = False) -> list[str]:
 def load_spec(spec_path: Path, force: bool = False, open_keys_allowed: bool = False):
     """(LoadedYAML, `camlint check` report) of a camspec that check finds no error in (unless force)."""
     from camlint.check import check_file
-    from camlint.specfile import SPEC_SUFFIXES
-    from camlint.yamlsafe import load_file
+    from camlint.inputs.camspec import SPEC_SUFFIXES
+    from camlint.safety.yamlsafe import load_file
 
     if spec_path.suffix.lower() not in SPEC_SUFFIXES:
         raise SpecError([f"{spec_path} is not a camspec file ({', '.join(SPEC_SUFFIXES)}); verify and sweep "
@@ -324,7 +324,7 @@ def write_maps(folder: Path, stem: str, res: InputResult) -> None:
 
     from PIL import Image
 
-    from camlint.safe_write import UnsafeTarget, write_atomic
+    from camlint.safety.safe_write import UnsafeTarget, write_atomic
 
     npy, png = io.BytesIO(), io.BytesIO()
     np.save(npy, res.final.astype(np.float32))

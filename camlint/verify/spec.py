@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from camlint import vocab
-from camlint.keys import MISSING
-from camlint.presets import apply_preset, find_preset, preset_name
+from camlint.core import vocab
+from camlint.core.keys import MISSING
+from camlint.core.presets import apply_preset, find_preset, preset_name
 from camlint.verify.declared import (ArtifactSpec, InputSpec, ModelSpec, artifact_specs, input_keys, input_specs,
                                      match_artifacts, model_spec)
 from camlint.verify.procedure import Procedure, procedure_from

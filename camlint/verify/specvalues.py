@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from camlint import vocab
+from camlint.core import vocab
 from camlint.safety.paths import LinkLoop, resolved_inside
 from camlint.verify.modelargs import is_int, is_number
 

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from camlint import judge, vocab
+from camlint.checklist import judge
+from camlint.core import vocab
 from camlint.core import items
-from camlint.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
+from camlint.core.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import load_input, preprocessing_config
@@ -333,8 +334,8 @@ def load_space(path: Path | None) -> dict:
     """A --space file: open checklist key -> non-empty list of candidate values (file:line on error)."""
     if path is None:
         return {}
-    from camlint.errors import InputError
-    from camlint.yamlsafe import YAMLInputError, load_file
+    from camlint.core.errors import InputError
+    from camlint.safety.yamlsafe import YAMLInputError, load_file
 
     if not path.is_file():
         raise SpecError([f"--space {path}: not a regular file"])

@@ -48,7 +48,7 @@ def write_outputs(r, out: Path, max_inputs: int = 4) -> list[Path]:
     import io
     import re
 
-    from camlint.safe_write import UnsafeTarget, write_atomic
+    from camlint.safety.safe_write import UnsafeTarget, write_atomic
 
     files = {"sweep.json": json.dumps(r.to_json(), indent=2) + "\n",
              "agreement.json": json.dumps({"labels": [v.label for v in r.variants], "spearman": _matrix(r.spearman),

@@ -1,0 +1,1 @@
+"""The command line: click commands, configuration, discovery of documents, exit status."""

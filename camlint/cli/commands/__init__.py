@@ -1,0 +1,1 @@
+"""The click commands, one module per family; camlint.cli.main assembles them into `camlint`."""

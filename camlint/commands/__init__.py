@@ -1,1 +1,0 @@
-"""The click commands, one module per family; camlint.cli assembles them into `camlint`."""

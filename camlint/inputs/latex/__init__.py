@@ -1,0 +1,1 @@
+"""camlint.inputs.latex."""

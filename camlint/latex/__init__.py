@@ -1,1 +1,0 @@
-"""camlint.latex."""
