@@ -136,7 +136,7 @@ def _check_batch(job: tuple[int, list[str]]) -> int:
     from camlint.check import check_file
     from camlint.core.errors import InputError
     from camlint.formats import FORMATS, HUMAN_READABLE, render
-    from camlint.rules import BY_CODE
+    from camlint.rules.registry import BY_CODE
 
     number, docs = job
     os.environ["CAMLINT_NO_CACHE"] = "1"     # in the worker only: the parse cache is tested apart

@@ -13,7 +13,7 @@ import pytest
 from camlint.core.severity import Severity
 from camlint.inputs.latex.analyze import analyze_latex
 from camlint.core.presets import OPEN, apply_preset, find_preset
-from camlint.rules import BY_CODE, RULES
+from camlint.rules.registry import BY_CODE, RULES
 from camlint.safety.paths import LinkLoop, resolved_inside
 from camlint.verify.spec import expand_preset
 from conftest import ROOT, check_json, write_project

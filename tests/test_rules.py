@@ -12,7 +12,7 @@ import yaml
 
 import camlint.rules as rules_pkg
 from camlint.core.keys import KEYS
-from camlint.rules import BY_CODE, RETIRED, RULES
+from camlint.rules.registry import BY_CODE, RETIRED, RULES
 from camlint.rules.base import Rule
 from camlint.rules.verify import VERIFY_ONLY
 from conftest import FIXTURES, ROOT, invoke

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from camlint.rules.explain import GROUPS, page_name, rule_page  # noqa: E402
-from camlint.rules import RETIRED, RULES  # noqa: E402
+from camlint.rules.registry import RETIRED, RULES  # noqa: E402
 
 
 def index() -> str:

@@ -81,7 +81,7 @@ def _preload() -> None:
     first paper's time, about a second, building them again."""
     import importlib
 
-    import camlint.rules  # noqa: F401
+    import camlint.rules.registry  # noqa: F401
 
     for module in PRELOAD:
         try:

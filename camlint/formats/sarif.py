@@ -12,7 +12,7 @@ from pathlib import Path
 
 from camlint import __version__
 from camlint.rules.explain import GROUPS, rule_page
-from camlint.rules import BY_CODE, RULES
+from camlint.rules.registry import BY_CODE, RULES
 
 INFORMATION_URI = "https://github.com/camlint/camlint"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}

@@ -9,7 +9,8 @@ from camlint.core.severity import Severity
 from camlint.rules.findings import ChecklistEntry, DocumentReport, Finding, cap_per_rule_and_file
 from camlint.core.keys import KEYS, NOT_APPLICABLE
 from camlint.core.presets import find_preset, preset_name
-from camlint.rules import RULES, Hit, Rule
+from camlint.rules.base import Hit, Rule
+from camlint.rules.registry import RULES
 from camlint.rules.suppress import apply as apply_suppressions
 
 

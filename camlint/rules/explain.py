@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from camlint.rules import BY_CODE, BY_NAME, RULES
+from camlint.rules.registry import BY_CODE, BY_NAME, RULES
 
 GROUPS = {
     "CAM0": "Input and suppressions", "CAM1": "Completeness", "CAM2": "Consistency",

@@ -31,7 +31,7 @@ def specificity(rule, selector: str) -> int:
 
 
 def _candidates() -> list[str]:
-    from camlint.rules import RULES
+    from camlint.rules.registry import RULES
 
     prefixes = {r.code[:n] for r in RULES for n in range(3, len(r.code))}
     return ["ALL", *sorted(prefixes), *(r.code for r in RULES), *(r.name for r in RULES)]
@@ -39,7 +39,7 @@ def _candidates() -> list[str]:
 
 def check_selectors(selectors, where: str, setting: str) -> list[str]:
     """The selectors, stripped; InputError naming `where` and `setting` for one that matches no rule."""
-    from camlint.rules import RULES
+    from camlint.rules.registry import RULES
 
     out = []
     for raw in selectors:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, replace
 
 from camlint.rules.findings import Finding, cap_per_rule_and_file
-from camlint.rules import BY_CODE, RULES
+from camlint.rules.registry import BY_CODE, RULES
 from camlint.rules.base import Rule
 from camlint.rules.input import BLANKET_SUPPRESSION, UNKNOWN_SUPPRESSION, UNUSED_SUPPRESSION
 from camlint.rules.input import RULES as INPUT_RULES

@@ -16,7 +16,7 @@ from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import load_input, preprocessing_config
 from camlint.verify.model import build_model, sha256_of
-from camlint.rules import BY_CODE
+from camlint.rules.registry import BY_CODE
 from camlint.rules.verify import (DEGENERATE_MAP, MAP_NOT_REPRODUCED, NONDETERMINISTIC_RUN,
                                   TOLERANCE_ACCEPTS_CONSTANT, finding)
 from camlint.verify.report import InputResult, VerifyReport, tolerance_text
