@@ -145,8 +145,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     sentences = [normalise(s) for s in doc.sentences() if s.unit.kind != "code"]
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
-    result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, scope.cam_sections,
-                                                                  _raw_transformer_sections(doc)),
+    result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc)),
                         sentences=sentences, scope=scope)
     in_scope = [s for s in sentences if scope.in_scope(s)]
     mentions = {k: [] for k in KEYS}

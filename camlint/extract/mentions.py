@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.scope import KIND_RANK, ROLE_RANK, clause_before
-from camlint.extract.vocab import Entry, Vocabulary
+from camlint.extract.vocab import Entry, Vocabulary, low
 from camlint.latex.units import Sentence
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -109,6 +109,19 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
     return entry.value, {}
 
 
+def cued(vocab: Vocabulary, cue: str, sentence: Sentence) -> bool:
+    """The sentence speaks of what the cue names (the map, the grid, the target): itself, as a
+    step of an algorithm (every step is a step of the map), or by referring back to the sentence
+    before ("The resulting volume is upsampled ...")."""
+    rx = vocab.cues[cue]
+    if rx.search(sentence.low) or sentence.unit.float_env == "algorithm":
+        return True
+    if not vocab.phrases["anaphora"].match(sentence.low):
+        return False
+    before = sentence.unit.text[max(0, sentence.start - 400):sentence.start]
+    return bool(rx.search(low(before)) or rx.search(low(sentence.section.title or "")))
+
+
 def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
     """All mentions of `key` in one sentence (longest first where patterns overlap)."""
     text = sentence.low
@@ -117,7 +130,7 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
     out: list[Mention] = []
     taken: dict[str, set[int]] = {}      # slot -> character positions already read
     for entry in vocab.entries[key]:
-        if entry.needs and not vocab.cues[entry.needs].search(text):
+        if entry.needs and not cued(vocab, entry.needs, sentence):
             continue
         for rx in entry.patterns:
             for m in rx.finditer(text):
