@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
 from camlint.extract import special
-from camlint.extract.normalize import normalise
+from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import low, vocabulary
 from camlint.findings import Evidence
@@ -142,7 +142,7 @@ def _raw_transformer_sections(doc: DocumentText) -> set[int]:
 
 def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     vocab = vocabulary()
-    sentences = [normalise(s) for s in doc.sentences() if s.unit.kind != "code"]
+    sentences = normalise_all(s for s in doc.sentences() if s.unit.kind != "code")
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
     result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc)),
@@ -157,6 +157,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     for s in in_scope:
         for key in ("layer", "location", "target", "tokens", "reshape", "weighting", "heads", "relu", "postprocess"):
             mentions[key].extend(Mn.find(vocab, key, s))
+    mentions["tokens"].extend(_model_has_no_prefix_tokens(vocab, sentences, in_scope, scope))
     result.mentions = mentions
     values, evidence = {}, {}
     values["model"], evidence["model"] = special.decide_model(sentences, scope, vocab)
@@ -180,6 +181,16 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     result.input_size = sizes[0][1] if sizes else None
     result.presets = _presets_followed(in_scope, result.bibliography)
     return result
+
+
+def _model_has_no_prefix_tokens(vocab, sentences: list[Sentence], in_scope: list[Sentence], scope: Scope) -> list:
+    """"The encoder has no class token" is said where the model is described, outside the CAM
+    section: a property of the paper's own model, it states the token handling wherever it stands."""
+    seen = {id(s) for s in in_scope}
+    return [m for s in sentences
+            if id(s) not in seen and scope.role_ok(s) and s.section.role != "introduction"
+            and s.unit.kind not in ("heading", "title") and scope.attribution.own(s)
+            for m in Mn.find(vocab, "tokens", s) if m.slot == "absent"]
 
 
 def _presets_followed(in_scope: list[Sentence], bib: dict) -> list:

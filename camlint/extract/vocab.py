@@ -97,7 +97,7 @@ _WORD_REF = re.compile(r"\{\{(\w+)\}\}")
 
 def _expand(node, words: dict):
     """Put the shared word classes (`words` in vocabulary.yaml) into patterns that name them:
-    {{removed}} -> (?:discard\w*|drop\w*|...), so one list of verbs serves every entry."""
+    {{removed}} -> (?:discard...|drop...|...), so one list of verbs serves every entry."""
     if isinstance(node, str):
         return _WORD_REF.sub(lambda m: f"(?:{words[m.group(1)]})", node)
     if isinstance(node, list):
