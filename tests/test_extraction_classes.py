@@ -1,0 +1,78 @@
+"""Classes of writing seen in manuscripts nobody tuned camlint to (issue 12): whole small
+manuscripts, each written for one class, checked end to end through `camlint check`."""
+from __future__ import annotations
+
+from conftest import doc_of, statuses, write_project
+
+PREAMBLE = "\\documentclass{article}\n\\begin{document}\n"
+
+
+def _doc(tmp_path, body: str) -> dict:
+    return doc_of(write_project(tmp_path, {"main.tex": PREAMBLE + body + "\n\\end{document}\n"}))
+
+
+def test_gradcam_bound_to_the_cnn_by_section_and_nearest_model_is_not_cam_on_transformer(tmp_path):
+    # Grad-CAM explains the CNN (its subsection is about the CNN only; in mixed sentences the
+    # CNN is the model named next to it); the transformer gets occlusion. A user macro names both.
+    doc = _doc(tmp_path, r"""\newcommand{\convnet}{Base-A}\newcommand{\tfnet}{ViT-Ours}
+\section{Models}
+\convnet{} is an EfficientNet-B0; \tfnet{} is a DeiT-S fine-tuned on the same crops.
+\section{Explanations}
+\subsection{\convnet}
+For the CNN we run Grad-CAM on the last convolutional stage and differentiate the logit.
+Weights are averaged gradients; the map is min-max normalised.
+\subsection{\tfnet}
+The transformer is explained by occlusion with 16-pixel grey squares.
+\section{Results}
+Occlusion maps of the transformer are more compact than the Grad-CAM maps of the CNN.
+We explain the CNN with Grad-CAM and the transformer with occlusion throughout.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+    assert set(statuses(doc).values()) == {"not_applicable"}
+
+
+def test_declined_and_hypothetical_mentions_do_not_apply_the_method(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+We fine-tune a Swin-T on leaf photographs.
+\section{Attribution}
+Applying Grad-CAM to a windowed transformer involves choosing a stage and a token layout.
+We considered Grad-CAM for the Swin-T as well, but left it out.
+We attribute predictions with integrated gradients over 50 steps.
+\section{Conclusion}
+There was no need to commit to one adaptation of class activation maps.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_gradcam_on_the_transformer_next_to_a_cnn_baseline_still_counts(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Models}
+We compare a ResNet-50 baseline with a ViT-B/16.
+\section{Saliency}
+We apply Grad-CAM to the ViT-B/16, while the ResNet-50 is only evaluated for accuracy.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_multirow_settings_table_rows_continue_the_key_above(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+A ViT-S/16 classifies the tiles.
+\section{Saliency configuration}
+We compute Grad-CAM maps of the ViT.
+\begin{table}[h]\caption{Saliency settings.}
+\begin{tabular}{lll}
+\multirow{2}{*}{Score} & kind & pre-softmax logit \\
+                       & class & ground-truth class \\
+\end{tabular}\end{table}
+""")
+    entry = doc["checklist"]["target"]
+    assert entry["status"] == "reported", entry
+    assert entry["value"] == {"kind": "logit", "class": "ground_truth"}
+
+
+def test_no_class_token_stated_where_the_model_is_described(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+The volumetric encoder is a ViT with 8x8x8 patches; it has no class token, so every token is spatial.
+\section{Saliency}
+We apply Grad-CAM to the encoder's last block and reshape the 512 tokens to an 8x8x8 volume.
+""")
+    assert doc["checklist"]["tokens"]["status"] == "reported", doc["checklist"]["tokens"]
