@@ -76,3 +76,43 @@ The volumetric encoder is a ViT with 8x8x8 patches; it has no class token, so ev
 We apply Grad-CAM to the encoder's last block and reshape the 512 tokens to an 8x8x8 volume.
 """)
     assert doc["checklist"]["tokens"]["status"] == "reported", doc["checklist"]["tokens"]
+
+
+README_WITH_CODE = '''\
+# Leaf-disease ViT: explainability notes
+
+This repository fine-tunes `vit_small_patch16_224.augreg_in21k_ft_in1k` from timm on cassava leaves.
+
+## Explainability
+
+We explain each photograph with Grad-CAM from pytorch-grad-cam 1.5.0:
+
+```python
+def reshape_transform(t, height=14, width=14):
+    t = t[:, 1:, :]                      # discard the [CLS] token
+    return t.reshape(t.size(0), height, width, t.size(2)).permute(0, 3, 1, 2)
+
+target_layers = [model.blocks[-1].norm1]
+cam = GradCAM(model=model, target_layers=target_layers, reshape_transform=reshape_transform)
+```
+
+## Training
+
+See `train.py`.
+'''
+
+
+def test_fenced_code_in_a_readme_is_code_evidence_at_its_own_line(tmp_path):
+    # issue 15 item 3: nothing in the prose names the layer, the tensor or the [CLS] handling
+    path = tmp_path / "README.md"
+    path.write_text(README_WITH_CODE, encoding="utf-8")
+    doc = doc_of(path)
+    lines = README_WITH_CODE.splitlines()
+    hooked = next(i for i, t in enumerate(lines, 1) if t.startswith("target_layers"))
+    dropped = next(i for i, t in enumerate(lines, 1) if "discard the [CLS]" in t)
+    checklist = doc["checklist"]
+    assert checklist["layer"]["status"] == checklist["location"]["status"] == "reported"
+    assert checklist["layer"]["value"] == {"block": -1} and checklist["location"]["value"] == "F1"
+    assert checklist["location"]["evidence"][0]["line"] == hooked
+    assert checklist["tokens"]["status"] == "reported"
+    assert checklist["tokens"]["evidence"][0]["line"] == dropped

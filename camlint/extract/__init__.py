@@ -140,9 +140,21 @@ def _raw_transformer_sections(doc: DocumentText) -> set[int]:
     return set(doc.raw_flags.get("transformer", ())) & own
 
 
+def _reading_order(doc: DocumentText):
+    """The sentences to read. A code block (a Markdown fence, a listing) is read line by line:
+    `target_layers = [model.blocks[-1].norm1]` states a layer and a location like prose does,
+    at its own line. camspec blocks are read as specifications, not here."""
+    for s in doc.sentences():
+        if s.unit.kind != "code":
+            yield s
+        elif s.unit.raw is None or s.unit.raw.env != "camspec":
+            for m in re.finditer(r"[^\n]*\S[^\n]*", s.unit.text):
+                yield Sentence(s.unit, m.start(), m.end(), m.group(0))
+
+
 def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     vocab = vocabulary()
-    sentences = normalise_all(s for s in doc.sentences() if s.unit.kind != "code")
+    sentences = normalise_all(_reading_order(doc))
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
     result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc)),
