@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
@@ -24,14 +25,6 @@ SLOT_ORDER = {
     "heads": ("aggregate", "order"),
     "postprocess": ("normalize", "upsample"),
 }
-_INPUT_SIZE = [
-    re.compile(r"\bH\s*×\s*W\s*=\s*(\d+)\s*×\s*(\d+)", re.I),
-    re.compile(r"\b(?:resized|resampled|cropped|rescaled) to\s*(\d{2,4})\s*×\s*(\d{2,4})", re.I),
-    re.compile(r"\b(\d{2,4})\s*×\s*(\d{2,4})\s*(?:pixels?|px)\b", re.I),
-    re.compile(r"\bH\s*=\s*W\s*=\s*(\d+)()", re.I),
-]
-
-
 @dataclass
 class Extraction:
     uses_cam: bool
@@ -46,21 +39,24 @@ class Extraction:
     presets: list = field(default_factory=list)           # (Preset, Evidence) the text says it follows
 
 
-_TIMES = r"\s*(?:\\times|×|x|\*)\s*"
-_NUM = r"\$?\s*(\d{2,4})" + _TIMES + r"(\d{2,4})"
-# How papers state the network's input size, most explicit first (matched on raw LaTeX).
-_RAW_SIZES = [re.compile(p) for p in (
-    r"\bcrop\w*[^.]{0,30}?\bto\s*" + _NUM,
-    r"\b(?:input (?:size|resolution)|resolution|operat\w* at)\b[^.]{0,20}?" + _NUM,
-    r"\bh" + _TIMES + r"w\s*=\s*" + _NUM,
-    r"\b(?:resized|resampled|rescaled|upsampled)\b[^.]{0,30}?\bto\s*" + _NUM + r"(?![^.]{0,25}\b(?:chip|map|heatmap))",
-    r"\bat (?:the same )?" + _NUM + r"\s*\$?\s*(?:px\s*|pixels?\s*)?(?:resolution|input)",
-    r"\bat " + _NUM + r"\s*\$?\s*(?:px|pixels)?\s*(?:[.,;]|$)",
-)]
+class Relevance(Protocol):
+    """What a front end asks before parsing (see build_units): which raw paragraphs to parse,
+    which sections to parse in full, and where the raw text names CAM, a transformer or an
+    input size. Front ends depend on this interface, not on the vocabulary behind it."""
+
+    def __call__(self, chunk: str, in_cam_section: bool) -> bool: ...
+
+    def cam(self, raw: str) -> bool: ...
+
+    def widen(self, sections, cam_sections: set[int]) -> set[int]: ...
+
+    def sizes(self, raw: str) -> list[tuple[int, int, int]]: ...
+
+    def flags(self, raw: str) -> dict[str, list[int]]: ...
 
 
-class Relevance:
-    """Which raw paragraphs the LaTeX front end should parse (see build_units)."""
+class VocabularyRelevance:
+    """Relevance read from vocabulary.yaml (the prefilters, CAM triggers and model names)."""
 
     def __call__(self, chunk: str, in_cam_section: bool) -> bool:
         if in_cam_section:
@@ -82,7 +78,7 @@ class Relevance:
         """(position, priority, side) of statements of the network's input size, in raw LaTeX."""
         raw = low(raw)
         out = []
-        for prio, rx in enumerate(_RAW_SIZES):
+        for prio, rx in enumerate(vocabulary().phrase_lists["input_size_raw"]):
             for m in rx.finditer(raw):
                 if m.group(1) == m.group(2) and 32 <= int(m.group(1)) <= 2048:
                     out.append((m.start(), prio, int(m.group(1))))
@@ -96,12 +92,12 @@ class Relevance:
                 for name, rx in (("cam", v.cam_triggers), ("transformer", v.transformer))}
 
 
-relevant = Relevance()
+relevant: Relevance = VocabularyRelevance()
 
 
 def _cam_method_pattern(vocab) -> re.Pattern:
     parts = [rx.pattern for e in vocab.entries["method"] if not e.vague for rx in e.patterns]
-    parts += [r"class[- ]activation maps?", r"gradient[- ]based (?:saliency|attribution|explanation)"]
+    parts += [rx.pattern for rx in vocab.phrase_lists["cam_method_extra"]]
     return re.compile("|".join(f"(?:{p})" for p in parts))
 
 
@@ -111,9 +107,9 @@ def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
     if not isinstance(grid, dict) or "formula" not in grid:
         return value
     patch = grid["patch"] or _patch_size(sentences)
-    for rx in _INPUT_SIZE if patch else ():
+    for rx in vocabulary().phrase_lists["input_size_stated"] if patch else ():
         for s in sentences:
-            m = rx.search(s.text)
+            m = rx.search(s.low)
             if m:
                 h = int(m.group(1))
                 w = int(m.group(2) or h)
@@ -122,13 +118,10 @@ def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
     return {**{k: v for k, v in value.items() if k != "grid"}, "text": grid["formula"]}
 
 
-_PATCH_SIZE = re.compile(r"\bp\s*=\s*(\d{1,2})\b|\bpatch(?:es)? (?:size )?(?:of )?(\d{1,2})\b|\b(\d{1,2})[- ]?(?:pixel|px)[- ]patch")
-
-
 def _patch_size(sentences: list[Sentence]) -> int | None:
     """The patch side P where the paper states it (P = 16, patch size 14, 16-pixel patches)."""
     for s in sentences:
-        m = _PATCH_SIZE.search(s.low)
+        m = vocabulary().phrases["patch_size"].search(s.low)
         if m:
             return int(next(g for g in m.groups() if g))
     return None

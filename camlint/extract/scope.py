@@ -200,7 +200,7 @@ def bound_model(s: Sentence, start: int, end: int, vocab: Vocabulary, section_su
     ranked = []
     for k, a, b in _model_names(vocab, s.low):
         between = s.low[b:start] if b <= start else s.low[end:a]
-        crosses = bool(re.search(r"[;:]|\b(?:and|while|whereas|but)\b", between))
+        crosses = bool(vocab.phrases["clause_break"].search(between))
         ranked.append((crosses, len(between), b > start, k))   # ties go to the model named before
     kind = min(ranked)[3] if ranked else None
     return kind or section_subject

@@ -72,6 +72,8 @@ class Vocabulary:
     ingredient_titles: re.Pattern = None
     other_section: re.Pattern = None
     phrases: dict[str, re.Pattern] = field(default_factory=dict)     # named patterns (vocabulary.yaml `phrases`)
+    phrase_lists: dict[str, list[re.Pattern]] = field(default_factory=dict)   # the same, one by one, in order
+    tables: dict = field(default_factory=dict)     # word -> number tables and word lists
     entries: dict[str, list[Entry]] = field(default_factory=dict)
     any_entry: dict[str, re.Pattern] = field(default_factory=dict)   # quick reject per key
     model: dict = field(default_factory=dict)
@@ -141,6 +143,8 @@ def vocabulary() -> Vocabulary:
         other_section=_rx(raw["other_section"]),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
         phrases={k: _any(p) if isinstance(p, list) else _rx(p) for k, p in raw["phrases"].items()},
+        phrase_lists={k: [_rx(x) for x in p] for k, p in raw["phrases"].items() if isinstance(p, list)},
+        tables={"ordinals": raw["ordinals"], "counts": raw["counts"], "not_a_class": frozenset(raw["not_a_class"])},
     )
     for key in ("method", "layer", "location", "target", "tokens", "reshape", "weighting",
                 "heads", "relu", "postprocess"):
