@@ -116,3 +116,13 @@ def test_fenced_code_in_a_readme_is_code_evidence_at_its_own_line(tmp_path):
     assert checklist["location"]["evidence"][0]["line"] == hooked
     assert checklist["tokens"]["status"] == "reported"
     assert checklist["tokens"]["evidence"][0]["line"] == dropped
+
+
+def test_a_method_left_to_future_work_is_not_applied(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+We fine-tune a BEiT-B on sorted recycling images.
+\section{Explanations}
+Predictions are explained with occlusion of 32-pixel squares.
+Extending Grad-CAM to the BEiT-B is a matter for future work.
+""")
+    assert doc["uses_cam_on_transformer"] is False

@@ -120,14 +120,15 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
         return []
     out: list[Mention] = []
     not_a_grid = vocab.phrases["not_a_grid_before"]
+    others = [m.span() for m in vocab.phrases["others_clause"].finditer(text)]
     taken: dict[str, set[int]] = {}      # slot -> character positions already read
     for entry in vocab.entries[key]:
         if entry.needs and not cued(vocab, entry.needs, sentence):
             continue
         for rx in entry.patterns:
             for m in rx.finditer(text):
-                if m.start() in taken.get(entry.slot, ()):
-                    continue   # an earlier (more specific) entry already read these words
+                if m.start() in taken.get(entry.slot, ()) or any(a <= m.start() < b for a, b in others):
+                    continue   # already read by a more specific entry, or someone else's setting
                 value, data = entry.value, {}
                 if entry.parse:
                     parsed = _parse(entry, m)
