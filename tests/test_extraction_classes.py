@@ -126,3 +126,22 @@ Predictions are explained with occlusion of 32-pixel squares.
 Extending Grad-CAM to the BEiT-B is a matter for future work.
 """)
     assert doc["uses_cam_on_transformer"] is False
+
+
+def test_an_appendix_the_cam_section_points_to_is_in_scope(tmp_path):
+    body = r"""\section{Model}
+We fine-tune a ViT-S/16 on bark photographs.
+\section{Saliency}
+We compute Grad-CAM maps of the ViT; the exact settings are given in the appendix.
+\appendix
+\section{Reproduction details}
+\begin{tabular}{ll}
+Hooked module & blocks[-2].norm1 \\
+Dropped tokens & [CLS] \\
+\end{tabular}
+"""
+    pointed = statuses(_doc(tmp_path / "a", body))
+    assert pointed["layer"] == pointed["location"] == pointed["tokens"] == "reported", pointed
+    # without the pointer the same appendix table is not taken for the CAM settings
+    alone = statuses(_doc(tmp_path / "b", body.replace("; the exact settings are given in the appendix", "")))
+    assert alone["tokens"] == "missing", alone

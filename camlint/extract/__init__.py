@@ -72,7 +72,10 @@ class VocabularyRelevance:
         """Sections parsed in full: those that mention CAM and those that inherit its scope."""
         from camlint.extract.scope import cam_titled, inherited
 
-        return cam_sections | inherited(sections, cam_titled(sections, vocabulary()), vocabulary())
+        v = vocabulary()
+        settings = {sec.index for sec in sections if cam_sections and sec.role == "appendix"
+                    and v.phrases["settings_titles"].search(low(sec.title or ""))}
+        return cam_sections | settings | inherited(sections, cam_titled(sections, v), v)
 
     def sizes(self, raw: str) -> list[tuple[int, int, int]]:
         """(position, priority, side) of statements of the network's input size, in raw LaTeX."""

@@ -100,7 +100,20 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
             scope.cam_units.add(id(s.unit))
         elif s.section.role in OWN_ROLES and vocab.explanation_words.search(s.low):
             scope.cam_sentences.add((id(s.unit), s.start))
+    _appendix_pointed_to(doc, sentences, scope, vocab)
     return scope
+
+
+def _appendix_pointed_to(doc: DocumentText, sentences: list[Sentence], scope: Scope, vocab: Vocabulary) -> None:
+    """"All settings are listed in Appendix A": where a sentence about the maps sends the reader
+    to the appendix, its sections (but those about training, data, baselines...) are in scope."""
+    pointer = vocab.phrases["points_to_appendix"]
+    if not any(pointer.search(s.low) and scope.in_scope(s) for s in sentences if s.section.role != "appendix"):
+        return
+    for sec in doc.sections:
+        if sec.role == "appendix" and not vocab.other_section.search(low(sec.title or "")):
+            scope.cam_titles.add(sec.index)
+            scope.cam_sections.add(sec.index)
 
 
 OWN_ROLES = frozenset({"method", "appendix", "experiments", "other"})
