@@ -145,3 +145,13 @@ Dropped tokens & [CLS] \\
     # without the pointer the same appendix table is not taken for the CAM settings
     alone = statuses(_doc(tmp_path / "b", body.replace("; the exact settings are given in the appendix", "")))
     assert alone["tokens"] == "missing", alone
+
+
+def test_gradcam_for_both_models_counts_for_the_transformer(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Models}
+We train a DenseNet-121 and a Swin-S on the same fundus photographs.
+\section{Explanations}
+Grad-CAM maps are computed for both models: at the last dense block for the DenseNet-121 and
+at the last stage for the Swin-S.
+""")
+    assert doc["uses_cam_on_transformer"] is True

@@ -209,13 +209,18 @@ def _model_names(vocab: Vocabulary, text: str):
 def bound_model(s: Sentence, start: int, end: int, vocab: Vocabulary, section_subject: str | None) -> str | None:
     """The kind of model a method named at [start, end) of `s` is applied to: the model named
     nearest to it in the same clause ("the CNN with Grad-CAM and the transformer with rollout"),
-    else the one the section is about, else None."""
+    every model where it is applied to all ("for both models"), else the one the section is
+    about, else None."""
+    kinds = {k for k, _, _ in _model_names(vocab, s.low)}
+    if TRANSFORMER in kinds and vocab.phrases["applies_to_all"].search(s.low):
+        return TRANSFORMER
     ranked = []
     for k, a, b in _model_names(vocab, s.low):
         between = s.low[b:start] if b <= start else s.low[end:a]
         crosses = bool(vocab.phrases["clause_break"].search(between))
         ranked.append((crosses, len(between), b > start, k))   # ties go to the model named before
-    kind = min(ranked)[3] if ranked else None
+    # a model across a clause boundary only counts where the section says nothing
+    kind = min(ranked)[3] if ranked and not min(ranked)[0] else None
     return kind or section_subject
 
 
