@@ -155,3 +155,18 @@ Grad-CAM maps are computed for both models: at the last dense block for the Dens
 at the last stage for the Swin-S.
 """)
     assert doc["uses_cam_on_transformer"] is True
+
+
+def test_a_spec_value_with_code_and_words_reads_the_code(tmp_path):
+    # "blocks[10] (the eleventh and last block)": the identifier, not the gloss, is the value;
+    # the prose says the same block, so there is no text-versus-spec conflict (CAM210)
+    doc = _doc(tmp_path, r"""\section{Model}
+We fine-tune a ViT-S/16 with 11 blocks on pollen micrographs.
+\section{Saliency}
+We compute Grad-CAM at block 10 (zero-based), on the logit of the predicted class.
+\begin{camspec}
+layer: blocks[10] (the eleventh and last block)
+\end{camspec}
+""")
+    assert doc["checklist"]["layer"]["status"] == "reported"
+    assert not [f for f in doc["findings"] if f["code"] == "CAM210"], doc["findings"]
