@@ -12,6 +12,7 @@ from typing import Protocol
 from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
 from camlint.extract import special
+from camlint.extract.attribution import Attribution
 from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import low, vocabulary
@@ -136,12 +137,33 @@ def _raw_transformer_sections(doc: DocumentText) -> set[int]:
     return set(doc.raw_flags.get("transformer", ())) & own
 
 
+PROSE_KINDS = ("text", "footnote", "item", "caption")
+
+
+def _clauses(s: Sentence, attribution: Attribution):
+    """A semicolon may join someone else's statement to one's own ("the original paper pools the
+    last convolutional layer; our maps use block 10"). A sentence not about the paper's own
+    procedure as a whole is read clause by clause, so its own clauses count."""
+    if ";" not in s.text or attribution.own(s):
+        yield s
+        return
+    start = 0
+    for m in re.finditer(r";\s+", s.text):
+        if len(s.text[start:m.start()].split()) >= 4 and len(s.text[m.end():].split()) >= 4:
+            yield Sentence(s.unit, s.start + start, s.start + m.start(), s.text[start:m.start()])
+            start = m.end()
+    yield Sentence(s.unit, s.start + start, s.end, s.text[start:]) if start else s
+
+
 def _reading_order(doc: DocumentText):
     """The sentences to read. A code block (a Markdown fence, a listing) is read line by line:
     `target_layers = [model.blocks[-1].norm1]` states a layer and a location like prose does,
     at its own line. camspec blocks are read as specifications, not here."""
+    attribution = Attribution(vocabulary())
     for s in doc.sentences():
-        if s.unit.kind != "code":
+        if s.unit.kind in PROSE_KINDS:
+            yield from _clauses(s, attribution)
+        elif s.unit.kind != "code":
             yield s
         elif s.unit.raw is None or s.unit.raw.env != "camspec":
             for m in re.finditer(r"[^\n]*\S[^\n]*", s.unit.text):
