@@ -184,7 +184,7 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
         if s.section.role in ("related", "references"):
             continue
         has_transformer = bool(vocab.transformer.search(s.low)) and not vocab.contrast.search(s.low)
-        if has_transformer and (s.section.role != "introduction" or re.search(r"\b(?:we|our)\b", s.text, re.I)):
+        if has_transformer and (s.section.role != "introduction" or vocab.phrases["first_person"].search(s.low)):
             own_transformer = True
         if vocab.phrases["declined"].search(s.low):
             continue
