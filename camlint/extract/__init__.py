@@ -217,8 +217,10 @@ def _model_has_no_prefix_tokens(vocab, sentences: list[Sentence], in_scope: list
     """"The encoder has no class token" is said where the model is described, outside the CAM
     section: a property of the paper's own model, it states the token handling wherever it stands."""
     seen = {id(s) for s in in_scope}
+    absent = [rx for e in vocab.entries["tokens"] if e.slot == "absent" for rx in e.patterns]
     return [m for s in sentences
-            if id(s) not in seen and scope.role_ok(s) and s.section.role != "introduction"
+            if id(s) not in seen and any(rx.search(s.low) for rx in absent)
+            and scope.role_ok(s) and s.section.role != "introduction"
             and s.unit.kind not in ("heading", "title") and scope.attribution.own(s)
             for m in Mn.find(vocab, "tokens", s) if m.slot == "absent"]
 

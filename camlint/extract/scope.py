@@ -178,8 +178,7 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     that were not parsed (they said nothing else of interest).
     """
     own_transformer = bool(raw_transformer)
-    subjects = section_subjects(sentences, vocab)
-    bound = []
+    applied = []
     for s in sentences:
         if s.section.role in ("related", "references"):
             continue
@@ -188,11 +187,12 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
             own_transformer = True
         if vocab.phrases["declined"].search(s.low):
             continue
-        for m in method_names.finditer(s.low):
-            if not vocab.contrast.search(clause_before(s.low, m.start(), 80)):
-                bound.append(bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index)))
-    if not bound or not own_transformer:
+        applied.extend((s, m) for m in method_names.finditer(s.low)
+                       if not vocab.contrast.search(clause_before(s.low, m.start(), 80)))
+    if not applied or not own_transformer:
         return False
+    subjects = section_subjects(sentences, vocab, {s.section.index for s, _ in applied})
+    bound = [bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index)) for s, m in applied]
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
     return TRANSFORMER in bound or CNN_MODEL not in bound
 
@@ -224,11 +224,11 @@ def bound_model(s: Sentence, start: int, end: int, vocab: Vocabulary, section_su
     return kind or section_subject
 
 
-def section_subjects(sentences: list[Sentence], vocab: Vocabulary) -> dict[int, str]:
-    """Section index -> the one kind of model its own sentences (and title) name, if only one."""
+def section_subjects(sentences: list[Sentence], vocab: Vocabulary, sections: set[int]) -> dict[int, str]:
+    """Section index (of `sections`) -> the one kind of model its sentences (and title) name, if one."""
     kinds: dict[int, set[str]] = {}
     for s in sentences:
-        if vocab.contrast.search(s.low) or vocab.phrases["declined"].search(s.low):
+        if s.section.index not in sections or vocab.contrast.search(s.low) or vocab.phrases["declined"].search(s.low):
             continue
         found = kinds.setdefault(s.section.index, set())
         found.update(k for k, _, _ in _model_names(vocab, s.low))
