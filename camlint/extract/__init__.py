@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from camlint.core import items
 from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
 from camlint.extract import special
-from camlint.extract.normalize import normalise
+from camlint.extract.attribution import Attribution
+from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import low, vocabulary
 from camlint.rules.findings import Evidence
@@ -25,14 +27,6 @@ SLOT_ORDER = {
     "heads": ("aggregate", "order"),
     "postprocess": ("normalize", "upsample"),
 }
-_INPUT_SIZE = [
-    re.compile(r"\bH\s*×\s*W\s*=\s*(\d+)\s*×\s*(\d+)", re.I),
-    re.compile(r"\b(?:resized|resampled|cropped|rescaled) to\s*(\d{2,4})\s*×\s*(\d{2,4})", re.I),
-    re.compile(r"\b(\d{2,4})\s*×\s*(\d{2,4})\s*(?:pixels?|px)\b", re.I),
-    re.compile(r"\bH\s*=\s*W\s*=\s*(\d+)()", re.I),
-]
-
-
 @dataclass
 class Extraction:
     uses_cam: bool
@@ -47,21 +41,24 @@ class Extraction:
     presets: list = field(default_factory=list)           # (Preset, Evidence) the text says it follows
 
 
-_TIMES = r"\s*(?:\\times|×|x|\*)\s*"
-_NUM = r"\$?\s*(\d{2,4})" + _TIMES + r"(\d{2,4})"
-# How papers state the network's input size, most explicit first (matched on raw LaTeX).
-_RAW_SIZES = [re.compile(p) for p in (
-    r"\bcrop\w*[^.]{0,30}?\bto\s*" + _NUM,
-    r"\b(?:input (?:size|resolution)|resolution|operat\w* at)\b[^.]{0,20}?" + _NUM,
-    r"\bh" + _TIMES + r"w\s*=\s*" + _NUM,
-    r"\b(?:resized|resampled|rescaled|upsampled)\b[^.]{0,30}?\bto\s*" + _NUM + r"(?![^.]{0,25}\b(?:chip|map|heatmap))",
-    r"\bat (?:the same )?" + _NUM + r"\s*\$?\s*(?:px\s*|pixels?\s*)?(?:resolution|input)",
-    r"\bat " + _NUM + r"\s*\$?\s*(?:px|pixels)?\s*(?:[.,;]|$)",
-)]
+class Relevance(Protocol):
+    """What a front end asks before parsing (see build_units): which raw paragraphs to parse,
+    which sections to parse in full, and where the raw text names CAM, a transformer or an
+    input size. Front ends depend on this interface, not on the vocabulary behind it."""
+
+    def __call__(self, chunk: str, in_cam_section: bool) -> bool: ...
+
+    def cam(self, raw: str) -> bool: ...
+
+    def widen(self, sections, cam_sections: set[int]) -> set[int]: ...
+
+    def sizes(self, raw: str) -> list[tuple[int, int, int]]: ...
+
+    def flags(self, raw: str) -> dict[str, list[int]]: ...
 
 
-class Relevance:
-    """Which raw paragraphs the LaTeX front end should parse (see build_units)."""
+class VocabularyRelevance:
+    """Relevance read from vocabulary.yaml (the prefilters, CAM triggers and model names)."""
 
     def __call__(self, chunk: str, in_cam_section: bool) -> bool:
         if in_cam_section:
@@ -77,13 +74,16 @@ class Relevance:
         """Sections parsed in full: those that mention CAM and those that inherit its scope."""
         from camlint.extract.scope import cam_titled, inherited
 
-        return cam_sections | inherited(sections, cam_titled(sections, vocabulary()), vocabulary())
+        v = vocabulary()
+        settings = {sec.index for sec in sections if cam_sections and sec.role == "appendix"
+                    and v.phrases["settings_titles"].search(low(sec.title or ""))}
+        return cam_sections | settings | inherited(sections, cam_titled(sections, v), v)
 
     def sizes(self, raw: str) -> list[tuple[int, int, int]]:
         """(position, priority, side) of statements of the network's input size, in raw LaTeX."""
         raw = low(raw)
         out = []
-        for prio, rx in enumerate(_RAW_SIZES):
+        for prio, rx in enumerate(vocabulary().phrase_lists["input_size_raw"]):
             for m in rx.finditer(raw):
                 if m.group(1) == m.group(2) and 32 <= int(m.group(1)) <= 2048:
                     out.append((m.start(), prio, int(m.group(1))))
@@ -97,12 +97,12 @@ class Relevance:
                 for name, rx in (("cam", v.cam_triggers), ("transformer", v.transformer))}
 
 
-relevant = Relevance()
+relevant: Relevance = VocabularyRelevance()
 
 
 def _cam_method_pattern(vocab) -> re.Pattern:
     parts = [rx.pattern for e in vocab.entries["method"] if not e.vague for rx in e.patterns]
-    parts += [r"class[- ]activation maps?", r"gradient[- ]based (?:saliency|attribution|explanation)"]
+    parts += [rx.pattern for rx in vocab.phrase_lists["cam_method_extra"]]
     return re.compile("|".join(f"(?:{p})" for p in parts))
 
 
@@ -112,9 +112,9 @@ def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
     if not isinstance(grid, dict) or "formula" not in grid:
         return value
     patch = grid["patch"] or _patch_size(sentences)
-    for rx in _INPUT_SIZE if patch else ():
+    for rx in vocabulary().phrase_lists["input_size_stated"] if patch else ():
         for s in sentences:
-            m = rx.search(s.text)
+            m = rx.search(s.low)
             if m:
                 h = int(m.group(1))
                 w = int(m.group(2) or h)
@@ -123,13 +123,10 @@ def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
     return {**{k: v for k, v in value.items() if k != "grid"}, "text": grid["formula"]}
 
 
-_PATCH_SIZE = re.compile(r"\bp\s*=\s*(\d{1,2})\b|\bpatch(?:es)? (?:size )?(?:of )?(\d{1,2})\b|\b(\d{1,2})[- ]?(?:pixel|px)[- ]patch")
-
-
 def _patch_size(sentences: list[Sentence]) -> int | None:
     """The patch side P where the paper states it (P = 16, patch size 14, 16-pixel patches)."""
     for s in sentences:
-        m = _PATCH_SIZE.search(s.low)
+        m = vocabulary().phrases["patch_size"].search(s.low)
         if m:
             return int(next(g for g in m.groups() if g))
     return None
@@ -141,13 +138,45 @@ def _raw_transformer_sections(doc: DocumentText) -> set[int]:
     return set(doc.raw_flags.get("transformer", ())) & own
 
 
+PROSE_KINDS = ("text", "footnote", "item", "caption")
+
+
+def _clauses(s: Sentence, attribution: Attribution):
+    """A semicolon may join someone else's statement to one's own ("the original paper pools the
+    last convolutional layer; our maps use block 10"). A sentence not about the paper's own
+    procedure as a whole is read clause by clause, so its own clauses count."""
+    if ";" not in s.text or attribution.own(s):
+        yield s
+        return
+    start = 0
+    for m in re.finditer(r";\s+", s.text):
+        if len(s.text[start:m.start()].split()) >= 4 and len(s.text[m.end():].split()) >= 4:
+            yield Sentence(s.unit, s.start + start, s.start + m.start(), s.text[start:m.start()])
+            start = m.end()
+    yield Sentence(s.unit, s.start + start, s.end, s.text[start:]) if start else s
+
+
+def _reading_order(doc: DocumentText):
+    """The sentences to read. A code block (a Markdown fence, a listing) is read line by line:
+    `target_layers = [model.blocks[-1].norm1]` states a layer and a location like prose does,
+    at its own line. camspec blocks are read as specifications, not here."""
+    attribution = Attribution(vocabulary())
+    for s in doc.sentences():
+        if s.unit.kind in PROSE_KINDS:
+            yield from _clauses(s, attribution)
+        elif s.unit.kind != "code":
+            yield s
+        elif s.unit.raw is None or s.unit.raw.env != "camspec":
+            for m in re.finditer(r"[^\n]*\S[^\n]*", s.unit.text):
+                yield Sentence(s.unit, m.start(), m.end(), m.group(0))
+
+
 def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     vocab = vocabulary()
-    sentences = [normalise(s) for s in doc.sentences() if s.unit.kind != "code"]
+    sentences = normalise_all(_reading_order(doc))
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
-    result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, scope.cam_sections,
-                                                                  _raw_transformer_sections(doc)),
+    result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc)),
                         sentences=sentences, scope=scope)
     in_scope = [s for s in sentences if scope.in_scope(s)]
     mentions = {k: [] for k in KEYS}
@@ -160,6 +189,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     for s in in_scope:
         for key in in_scope_keys:
             mentions[key].extend(Mn.find(vocab, key, s))
+    mentions["tokens"].extend(_model_has_no_prefix_tokens(vocab, sentences, in_scope, scope))
     result.mentions = mentions
     values, evidence = {}, {}
     values["model"], evidence["model"] = special.decide_model(sentences, scope, vocab)
@@ -183,6 +213,18 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     result.input_size = sizes[0][1] if sizes else None
     result.presets = _presets_followed(in_scope, result.bibliography)
     return result
+
+
+def _model_has_no_prefix_tokens(vocab, sentences: list[Sentence], in_scope: list[Sentence], scope: Scope) -> list:
+    """"The encoder has no class token" is said where the model is described, outside the CAM
+    section: a property of the paper's own model, it states the token handling wherever it stands."""
+    seen = {id(s) for s in in_scope}
+    absent = [rx for e in vocab.entries["tokens"] if e.slot == "absent" for rx in e.patterns]
+    return [m for s in sentences
+            if id(s) not in seen and any(rx.search(s.low) for rx in absent)
+            and scope.role_ok(s) and s.section.role != "introduction"
+            and s.unit.kind not in ("heading", "title") and scope.attribution.own(s)
+            for m in Mn.find(vocab, "tokens", s) if m.slot == "absent"]
 
 
 def _presets_followed(in_scope: list[Sentence], bib: dict) -> list:

@@ -10,11 +10,13 @@ SLOTTED = ("target", "tokens", "reshape", "heads", "postprocess")
 
 
 def _found(key: str, text: str) -> dict[str, object]:
-    """First concrete value per slot of `key` in `text`."""
+    """Per slot of `key`, the concrete value of the strongest entry that matches `text` (a code
+    identifier beats words: "blocks[11] (the twelfth and last block)" is block 11); ties go to
+    the entry listed first."""
     v, t = vocabulary(), low(text)
-    out: dict[str, object] = {}
+    best: dict[str, tuple[int, object]] = {}
     for entry in v.entries.get(key, ()):
-        if entry.vague or entry.slot in out:
+        if entry.vague or entry.strength <= best.get(entry.slot, (0, None))[0]:
             continue
         for rx in entry.patterns:
             m = rx.search(t)
@@ -22,9 +24,9 @@ def _found(key: str, text: str) -> dict[str, object]:
                 continue
             parsed = _parse(entry, m) if entry.parse else (entry.value, {})
             if parsed is not None and not (isinstance(parsed[0], dict) and "formula" in parsed[0]):
-                out[entry.slot] = parsed[0]
+                best[entry.slot] = (entry.strength, parsed[0])
                 break
-    return out
+    return {slot: value for slot, (_, value) in best.items()}
 
 
 def structured(key: str, text: str) -> object | None:

@@ -5,17 +5,8 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.scope import KIND_RANK, ROLE_RANK, clause_before
-from camlint.extract.vocab import Entry, Vocabulary
+from camlint.extract.vocab import Entry, Vocabulary, low, vocabulary
 from camlint.inputs.latex.units import Sentence
-
-ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-            "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12}
-NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_NOT_A_CLASS = {"predicted", "ground", "ground-truth", "true", "target", "correct", "same", "given",
-                "respective", "corresponding", "whole", "output", "top", "top-1", "highest", "each",
-                "every", "one", "other", "first", "second", "last", "final", "relevant", "that", "this"}
-_GRID_CONTEXT_BAD = re.compile(r"(?:patch(?:es)? (?:size )?(?:of )?|kernel|window|conv|crop(?:ped)? to|"
-                               r"resolution|input|images? of|tiles?|chips?|slices? of|pixels? of)\s*$", re.I)
 
 
 @dataclass
@@ -70,7 +61,7 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         return {"block": n}, ({"counted": True} if counted else {})
     if kind == "ordinal":
         word = g["ord"].lower()
-        n = ORDINALS.get(word) or _int(re.sub(r"(st|nd|rd|th)$", "", word))
+        n = vocabulary().tables["ordinals"].get(word) or _int(re.sub(r"(st|nd|rd|th)$", "", word))
         if n is None:
             return None
         if "stage" in m.group(0).lower():
@@ -88,7 +79,7 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         return {"blocks": nums}, {"counted": True}
     if kind == "last_n":
         word = g["n"].lower()
-        n = NUMBERS.get(word) or _int(word)
+        n = vocabulary().tables["counts"].get(word) or _int(word)
         if not n or n > 48:
             return None
         return {"blocks": list(range(-n, 0))}, {}
@@ -103,10 +94,26 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         return {"formula": m.group(0), "patch": int(g["p"]) if g["p"].isdigit() else None}, {}
     if kind == "named_class":
         name = (g["name"] or "").lower() or "fixed class"     # "whatever the prediction": one fixed class
-        if name in _NOT_A_CLASS:
+        if name in vocabulary().tables["not_a_class"]:
             return None
         return name, {}
     return entry.value, {}
+
+
+def cued(vocab: Vocabulary, cue: str, sentence: Sentence) -> bool:
+    """The sentence speaks of what the cue names (the map, the grid, the target): itself, as a
+    step of an algorithm (every step is a step of the map), as a row of a settings table that is
+    not about the input, or by referring back to the sentence before ("The resulting volume is
+    upsampled ...")."""
+    rx = vocab.cues[cue]
+    if rx.search(sentence.low) or sentence.unit.float_env == "algorithm":
+        return True
+    if sentence.unit.kind == "row":     # a row of a settings table about the map (in scope)
+        return not vocab.phrases["input_row"].search(sentence.low)
+    if not vocab.phrases["anaphora"].match(sentence.low):
+        return False
+    before = sentence.unit.text[max(0, sentence.start - 400):sentence.start]
+    return bool(rx.search(low(before)) or rx.search(low(sentence.section.title or "")))
 
 
 def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
@@ -115,25 +122,27 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
     if not vocab.any_entry[key].search(text):
         return []
     out: list[Mention] = []
+    not_a_grid = vocab.phrases["not_a_grid_before"]
+    others = [m.span() for m in vocab.phrases["others_clause"].finditer(text)]
     taken: dict[str, set[int]] = {}      # slot -> character positions already read
-    cued: dict[str, bool] = {}           # cue -> found in this sentence (many entries share a cue)
+    cued_here: dict[str, bool] = {}      # cue -> found in this sentence (many entries share a cue)
     for entry in vocab.entries[key]:
         if entry.needs:
-            if entry.needs not in cued:
-                cued[entry.needs] = bool(vocab.cues[entry.needs].search(text))
-            if not cued[entry.needs]:
+            if entry.needs not in cued_here:
+                cued_here[entry.needs] = cued(vocab, entry.needs, sentence)
+            if not cued_here[entry.needs]:
                 continue
         for rx in entry.patterns:
             for m in rx.finditer(text):
-                if m.start() in taken.get(entry.slot, ()):
-                    continue   # an earlier (more specific) entry already read these words
+                if m.start() in taken.get(entry.slot, ()) or any(a <= m.start() < b for a, b in others):
+                    continue   # already read by a more specific entry, or someone else's setting
                 value, data = entry.value, {}
                 if entry.parse:
                     parsed = _parse(entry, m)
                     if parsed is None:
                         continue
                     value, data = parsed
-                if entry.parse == "grid" and _GRID_CONTEXT_BAD.search(text[max(0, m.start() - 30):m.start()]):
+                if entry.parse == "grid" and not_a_grid.search(text[max(0, m.start() - 30):m.start()]):
                     continue
                 if negated(vocab, text, m.start()):
                     if entry.negated in (None, "skip"):

@@ -28,7 +28,7 @@ VALUE = {w: i for i, w in enumerate(_UNITS)} | {w: 10 + i for i, w in enumerate(
 _U = "|".join(_UNITS[1:])
 _BELOW_100 = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{_U}))?|{'|'.join(_TEENS)}|{_U})"
 _NUMBER_WORDS = re.compile(rf"\b(?:(?:{_U})[- ]hundred(?:(?: and)? {_BELOW_100})?|{_BELOW_100})\b", re.I)
-_GRID = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:-\s*by\s*-|\s+by\s+|[x×X*]|\s+[x×X*]\s+|\s*×\s*)\s*(\d{1,4})(?![\w.])")
+_GRID = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:-\s*by\s*-|\s+by\s+|[x×X*]|\s+[x×X*]\s+|\s*×\s*)\s*(\d{1,4})(?!\w|\.\d)")
 _SPACES = re.compile(r"\s{2,}")
 _WORD_DASH = re.compile(r"(?<=[A-Za-z])[–—](?=[A-Za-z])")    # "image--text" -> "image-text"
 _CHARS = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u00a0": " ", "\u202f": " ",
@@ -123,12 +123,34 @@ def _row_sentence(text: str, offs: list[int]) -> tuple[str, list[int]]:
     return new, [offs[vstart]] * len(before) + offs[vstart:vstart + len(vtext)] + [offs[vstart]] * len(after)
 
 
-def normalise(s: Sentence) -> Sentence:
+def normalise(s: Sentence, key_above: str | None = None) -> Sentence:
+    """`key_above`: the first cell of the row above, for a row whose first cell is empty."""
     text, offs = s.text, [s.start + i for i in range(len(s.text))]
     if s.unit.kind == "row":
+        if key_above and "|" in text and not text.split("|", 1)[0].strip():
+            text, offs = key_above + text, [s.start] * len(key_above) + offs
         text, offs = _row_sentence(text, offs)
     text, offs = normalise_text(text, offs)
     if text == s.text:
         return s
     offs.append(s.end)   # the position just after the text
     return Sentence(s.unit, s.start, s.end, text, offs)
+
+
+def normalise_all(sentences) -> list[Sentence]:
+    """Normalise every sentence; a table row with an empty first cell continues the row above
+    (\\multirow{2}{*}{Score} & type & ... \\ & class & ...), so it gets that row's first cell."""
+    out, key_above, table = [], None, None
+    for s in sentences:
+        if s.unit.kind != "row":
+            key_above = None
+        else:
+            here = (s.unit.file.display, s.section.index, s.unit.float_env)
+            first = s.text.split("|", 1)[0].strip() if "|" in s.text else ""
+            if here != table:
+                key_above, table = None, here
+            out.append(normalise(s, key_above))
+            key_above = first or key_above
+            continue
+        out.append(normalise(s))
+    return out

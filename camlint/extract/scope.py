@@ -88,7 +88,8 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
     for s in sentences:
         if s.section.role in OUT_OF_SCOPE_ROLES or scope.is_cnn_only(s):
             continue
-        if vocab.cam_triggers.search(s.low) and not _contrasted(s.low, vocab.cam_triggers, vocab):
+        if vocab.cam_triggers.search(s.low) and not _contrasted(s.low, vocab.cam_triggers, vocab) \
+                and not vocab.phrases["declined"].search(s.low):
             scope.cam_sections.add(s.section.index)
             scope.cam_units.add(id(s.unit))
             if s.unit.kind == "caption" and s.unit.float_env:
@@ -99,7 +100,20 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
             scope.cam_units.add(id(s.unit))
         elif s.section.role in OWN_ROLES and vocab.explanation_words.search(s.low):
             scope.cam_sentences.add((id(s.unit), s.start))
+    _appendix_pointed_to(doc, sentences, scope, vocab)
     return scope
+
+
+def _appendix_pointed_to(doc: DocumentText, sentences: list[Sentence], scope: Scope, vocab: Vocabulary) -> None:
+    """"All settings are listed in Appendix A": where a sentence about the maps sends the reader
+    to the appendix, its sections (but those about training, data, baselines...) are in scope."""
+    pointer = vocab.phrases["points_to_appendix"]
+    if not any(pointer.search(s.low) and scope.in_scope(s) for s in sentences if s.section.role != "appendix"):
+        return
+    for sec in doc.sections:
+        if sec.role == "appendix" and not vocab.other_section.search(low(sec.title or "")):
+            scope.cam_titles.add(sec.index)
+            scope.cam_sections.add(sec.index)
 
 
 OWN_ROLES = frozenset({"method", "appendix", "experiments", "other"})
@@ -156,32 +170,66 @@ def _contrasted(text: str, pattern: re.Pattern, vocab: Vocabulary) -> bool:
 
 
 def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
-                            cam_sections: set[int] = frozenset(), raw_transformer: set[int] = frozenset()) -> bool:
-    """A CAM-style method is applied (not merely contrasted), and the paper's model is a transformer.
+                            raw_transformer: set[int] = frozenset()) -> bool:
+    """A CAM-style method is applied (not merely contrasted or declined) to the paper's
+    transformer: each applied mention is bound to the model it is applied to (see bound_model).
 
     `raw_transformer`: sections of the paper's own work that name a transformer in paragraphs
     that were not parsed (they said nothing else of interest).
     """
-    applied = False
     own_transformer = bool(raw_transformer)
-    cam_model_mentions = []
+    applied = []
     for s in sentences:
         if s.section.role in ("related", "references"):
             continue
         has_transformer = bool(vocab.transformer.search(s.low)) and not vocab.contrast.search(s.low)
-        if has_transformer and (s.section.role != "introduction" or re.search(r"\b(?:we|our)\b", s.text, re.I)):
+        if has_transformer and (s.section.role != "introduction" or vocab.phrases["first_person"].search(s.low)):
             own_transformer = True
-        if method_names.search(s.low) and not _contrasted(s.low, method_names, vocab):
-            applied = True
-            cam_model_mentions.append((has_transformer, bool(vocab.cnn.search(s.low))))
-    if not (applied and own_transformer):
+        if vocab.phrases["declined"].search(s.low):
+            continue
+        applied.extend((s, m) for m in method_names.finditer(s.low)
+                       if not vocab.contrast.search(clause_before(s.low, m.start(), 80)))
+    if not applied or not own_transformer:
         return False
+    subjects = section_subjects(sentences, vocab, {s.section.index for s, _ in applied})
+    bound = [bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index)) for s, m in applied]
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
-    on_transformer = [t for t, c in cam_model_mentions if t]
-    on_cnn_only = [c for t, c in cam_model_mentions if c and not t]
-    if on_transformer or not on_cnn_only:
-        return True
-    # the CAM sections name the transformer ("For the transformer, features are taken from...")
-    return any(vocab.transformer.search(s.low) and not vocab.negation.search(s.low)
-               and not vocab.baseline_words.search(s.low)
-               for s in sentences if s.section.index in cam_sections)
+    return TRANSFORMER in bound or CNN_MODEL not in bound
+
+
+TRANSFORMER, CNN_MODEL = "transformer", "cnn"
+
+
+def _model_names(vocab: Vocabulary, text: str):
+    for kind, rx in ((TRANSFORMER, vocab.transformer), (CNN_MODEL, vocab.cnn)):
+        for m in rx.finditer(text):
+            yield kind, m.start(), m.end()
+
+
+def bound_model(s: Sentence, start: int, end: int, vocab: Vocabulary, section_subject: str | None) -> str | None:
+    """The kind of model a method named at [start, end) of `s` is applied to: the model named
+    nearest to it in the same clause ("the CNN with Grad-CAM and the transformer with rollout"),
+    every model where it is applied to all ("for both models"), else the one the section is
+    about, else None."""
+    kinds = {k for k, _, _ in _model_names(vocab, s.low)}
+    if TRANSFORMER in kinds and vocab.phrases["applies_to_all"].search(s.low):
+        return TRANSFORMER
+    ranked = []
+    for k, a, b in _model_names(vocab, s.low):
+        between = s.low[b:start] if b <= start else s.low[end:a]
+        crosses = bool(vocab.phrases["clause_break"].search(between))
+        ranked.append((crosses, len(between), b > start, k))   # ties go to the model named before
+    # a model across a clause boundary only counts where the section says nothing
+    kind = min(ranked)[3] if ranked and not min(ranked)[0] else None
+    return kind or section_subject
+
+
+def section_subjects(sentences: list[Sentence], vocab: Vocabulary, sections: set[int]) -> dict[int, str]:
+    """Section index (of `sections`) -> the one kind of model its sentences (and title) name, if one."""
+    kinds: dict[int, set[str]] = {}
+    for s in sentences:
+        if s.section.index not in sections or vocab.contrast.search(s.low) or vocab.phrases["declined"].search(s.low):
+            continue
+        found = kinds.setdefault(s.section.index, set())
+        found.update(k for k, _, _ in _model_names(vocab, s.low))
+    return {i: next(iter(k)) for i, k in kinds.items() if len(k) == 1}

@@ -73,6 +73,9 @@ class Vocabulary:
     one_based: re.Pattern = None
     ingredient_titles: re.Pattern = None
     other_section: re.Pattern = None
+    phrases: dict[str, re.Pattern] = field(default_factory=dict)     # named patterns (vocabulary.yaml `phrases`)
+    phrase_lists: dict[str, list[re.Pattern]] = field(default_factory=dict)   # the same, one by one, in order
+    tables: dict = field(default_factory=dict)     # word -> number tables and word lists
     entries: dict[str, list[Entry]] = field(default_factory=dict)
     any_entry: dict[str, re.Pattern] = field(default_factory=dict)   # quick reject per key
     model: dict = field(default_factory=dict)
@@ -93,6 +96,21 @@ def vocabulary_text() -> str:
     return (importlib.resources.files("camlint.extract") / "vocabulary.yaml").read_text(encoding="utf-8")
 
 
+_WORD_REF = re.compile(r"\{\{(\w+)\}\}")
+
+
+def _expand(node, words: dict):
+    """Put the shared word classes (`words` in vocabulary.yaml) into patterns that name them:
+    {{removed}} -> (?:discard...|drop...|...), so one list of verbs serves every entry."""
+    if isinstance(node, str):
+        return _WORD_REF.sub(lambda m: f"(?:{words[m.group(1)]})", node)
+    if isinstance(node, list):
+        return [_expand(x, words) for x in node]
+    if isinstance(node, dict):
+        return {k: _expand(x, words) for k, x in node.items()}
+    return node
+
+
 @functools.lru_cache(maxsize=1)
 def vocabulary_data() -> dict:
     """vocabulary.yaml as plain data, for its word lists (section roles, abbreviations); do not modify."""
@@ -104,7 +122,8 @@ def vocabulary() -> Vocabulary:
     import hashlib
 
     text = vocabulary_text()
-    raw = vocabulary_data()
+    raw = dict(vocabulary_data())   # the cached data is shared: expand a copy
+    raw = _expand(raw, raw.pop("words", {}))
     v = Vocabulary(
         prefilter=_rx(re.sub(r"\s+", "", raw["prefilter"])),
         prefilter_models=_rx(re.sub(r"\s+", "", raw["prefilter_models"])),
@@ -131,6 +150,9 @@ def vocabulary() -> Vocabulary:
         ingredient_titles=_rx(raw["ingredient_titles"]),
         other_section=_rx(raw["other_section"]),
         digest=hashlib.sha256(text.encode()).hexdigest()[:16],
+        phrases={k: _any(p) if isinstance(p, list) else _rx(p) for k, p in raw["phrases"].items()},
+        phrase_lists={k: [_rx(x) for x in p] for k, p in raw["phrases"].items() if isinstance(p, list)},
+        tables={"ordinals": raw["ordinals"], "counts": raw["counts"], "not_a_class": frozenset(raw["not_a_class"])},
     )
     for key in (i.key for i in items.items() if i.phrases):
         v.entries[key] = _entries(key, raw[key])
@@ -157,5 +179,11 @@ class _Unless:
     def __init__(self, rx: re.Pattern, unless: re.Pattern):
         self.rx, self.unless = rx, unless
 
+    def _masked(self, text: str) -> str:
+        return self.unless.sub(lambda m: " " * len(m.group(0)), text)   # same length: offsets hold
+
     def search(self, text: str):
-        return self.rx.search(self.unless.sub(" ", text))
+        return self.rx.search(self._masked(text))
+
+    def finditer(self, text: str):
+        return self.rx.finditer(self._masked(text))

@@ -1,18 +1,19 @@
 """CAM4xx: citation and justification (the audit's main findings)."""
 from __future__ import annotations
 
-import re
-
 from camlint.core.keys import REPORTED
+from camlint.extract.vocab import low, vocabulary
 from camlint.rules import completeness
 from camlint.rules.base import Hit, Rule
 
-# The original CNN paper (Selvaraju et al.) and the CNN papers of its variants.
-CNN_CAM_PAPER = re.compile(
-    r"grad-?cam\s*:\s*(?:visual explanations|why did you say)|visual explanations from deep networks"
-    r"|grad-?cam\+\+|hirescam instead of grad-?cam|layercam: exploring|axiom-based grad-?cam"
-    r"|score-?cam: score-weighted|eigen-?cam: class activation", re.I)
-CNN_CAM_KEY = re.compile(r"^selvaraju|^chattopadh|^draelos|^jiang\d*layercam|^wang\d*score", re.I)
+
+def _cnn_cam_paper(key: str, title: str) -> bool:
+    """The original CNN paper (Selvaraju et al.) or a CNN paper of a variant, by title or key
+    (the phrases are in vocabulary.yaml: cnn_cam_paper, cnn_cam_key)."""
+    v = vocabulary()
+    return bool(v.phrases["cnn_cam_paper"].search(low(title)) or v.phrases["cnn_cam_key"].search(low(key)))
+
+
 ADAPTATION_KEYS = ("location", "tokens", "reshape")
 
 
@@ -27,7 +28,7 @@ def _cited(a) -> tuple[list[str], list[str]]:
             continue
         for key in s.cites():
             text = bib.get(key, "")
-            (cnn if CNN_CAM_PAPER.search(text) or CNN_CAM_KEY.search(key) else other).append(key)
+            (cnn if _cnn_cam_paper(key, text) else other).append(key)
     return cnn, other
 
 
@@ -39,7 +40,7 @@ def check_cites_only_cnn_gradcam(a):
     if not a.uses_cam or a.prose is None:
         return
     cnn, _ = _cited(a)
-    all_cnn = [k for k, t in a.prose.bibliography.items() if CNN_CAM_PAPER.search(t) or CNN_CAM_KEY.search(k)]
+    all_cnn = [k for k, t in a.prose.bibliography.items() if _cnn_cam_paper(k, t)]
     if not (cnn or all_cnn) or _adaptation_described(a):
         return
     file, line, col = a.anchor

@@ -1,0 +1,172 @@
+"""Classes of writing seen in manuscripts nobody tuned camlint to (issue 12): whole small
+manuscripts, each written for one class, checked end to end through `camlint check`."""
+from __future__ import annotations
+
+from conftest import doc_of, statuses, write_project
+
+PREAMBLE = "\\documentclass{article}\n\\begin{document}\n"
+
+
+def _doc(tmp_path, body: str) -> dict:
+    return doc_of(write_project(tmp_path, {"main.tex": PREAMBLE + body + "\n\\end{document}\n"}))
+
+
+def test_gradcam_bound_to_the_cnn_by_section_and_nearest_model_is_not_cam_on_transformer(tmp_path):
+    # Grad-CAM explains the CNN (its subsection is about the CNN only; in mixed sentences the
+    # CNN is the model named next to it); the transformer gets occlusion. A user macro names both.
+    doc = _doc(tmp_path, r"""\newcommand{\convnet}{Base-A}\newcommand{\tfnet}{ViT-Ours}
+\section{Models}
+\convnet{} is an EfficientNet-B0; \tfnet{} is a DeiT-S fine-tuned on the same crops.
+\section{Explanations}
+\subsection{\convnet}
+For the CNN we run Grad-CAM on the last convolutional stage and differentiate the logit.
+Weights are averaged gradients; the map is min-max normalised.
+\subsection{\tfnet}
+The transformer is explained by occlusion with 16-pixel grey squares.
+\section{Results}
+Occlusion maps of the transformer are more compact than the Grad-CAM maps of the CNN.
+We explain the CNN with Grad-CAM and the transformer with occlusion throughout.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+    assert set(statuses(doc).values()) == {"not_applicable"}
+
+
+def test_declined_and_hypothetical_mentions_do_not_apply_the_method(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+We fine-tune a Swin-T on leaf photographs.
+\section{Attribution}
+Applying Grad-CAM to a windowed transformer involves choosing a stage and a token layout.
+We considered Grad-CAM for the Swin-T as well, but left it out.
+We attribute predictions with integrated gradients over 50 steps.
+\section{Conclusion}
+There was no need to commit to one adaptation of class activation maps.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_gradcam_on_the_transformer_next_to_a_cnn_baseline_still_counts(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Models}
+We compare a ResNet-50 baseline with a ViT-B/16.
+\section{Saliency}
+We apply Grad-CAM to the ViT-B/16, while the ResNet-50 is only evaluated for accuracy.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_multirow_settings_table_rows_continue_the_key_above(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+A ViT-S/16 classifies the tiles.
+\section{Saliency configuration}
+We compute Grad-CAM maps of the ViT.
+\begin{table}[h]\caption{Saliency settings.}
+\begin{tabular}{lll}
+\multirow{2}{*}{Score} & kind & pre-softmax logit \\
+                       & class & ground-truth class \\
+\end{tabular}\end{table}
+""")
+    entry = doc["checklist"]["target"]
+    assert entry["status"] == "reported", entry
+    assert entry["value"] == {"kind": "logit", "class": "ground_truth"}
+
+
+def test_no_class_token_stated_where_the_model_is_described(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+The volumetric encoder is a ViT with 8x8x8 patches; it has no class token, so every token is spatial.
+\section{Saliency}
+We apply Grad-CAM to the encoder's last block and reshape the 512 tokens to an 8x8x8 volume.
+""")
+    assert doc["checklist"]["tokens"]["status"] == "reported", doc["checklist"]["tokens"]
+
+
+README_WITH_CODE = '''\
+# Leaf-disease ViT: explainability notes
+
+This repository fine-tunes `vit_small_patch16_224.augreg_in21k_ft_in1k` from timm on cassava leaves.
+
+## Explainability
+
+We explain each photograph with Grad-CAM from pytorch-grad-cam 1.5.0:
+
+```python
+def reshape_transform(t, height=14, width=14):
+    t = t[:, 1:, :]                      # discard the [CLS] token
+    return t.reshape(t.size(0), height, width, t.size(2)).permute(0, 3, 1, 2)
+
+target_layers = [model.blocks[-1].norm1]
+cam = GradCAM(model=model, target_layers=target_layers, reshape_transform=reshape_transform)
+```
+
+## Training
+
+See `train.py`.
+'''
+
+
+def test_fenced_code_in_a_readme_is_code_evidence_at_its_own_line(tmp_path):
+    # issue 15 item 3: nothing in the prose names the layer, the tensor or the [CLS] handling
+    path = tmp_path / "README.md"
+    path.write_text(README_WITH_CODE, encoding="utf-8")
+    doc = doc_of(path)
+    lines = README_WITH_CODE.splitlines()
+    hooked = next(i for i, t in enumerate(lines, 1) if t.startswith("target_layers"))
+    dropped = next(i for i, t in enumerate(lines, 1) if "discard the [CLS]" in t)
+    checklist = doc["checklist"]
+    assert checklist["layer"]["status"] == checklist["location"]["status"] == "reported"
+    assert checklist["layer"]["value"] == {"block": -1} and checklist["location"]["value"] == "F1"
+    assert checklist["location"]["evidence"][0]["line"] == hooked
+    assert checklist["tokens"]["status"] == "reported"
+    assert checklist["tokens"]["evidence"][0]["line"] == dropped
+
+
+def test_a_method_left_to_future_work_is_not_applied(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+We fine-tune a BEiT-B on sorted recycling images.
+\section{Explanations}
+Predictions are explained with occlusion of 32-pixel squares.
+Extending Grad-CAM to the BEiT-B is a matter for future work.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_an_appendix_the_cam_section_points_to_is_in_scope(tmp_path):
+    body = r"""\section{Model}
+We fine-tune a ViT-S/16 on bark photographs.
+\section{Saliency}
+We compute Grad-CAM maps of the ViT; the exact settings are given in the appendix.
+\appendix
+\section{Reproduction details}
+\begin{tabular}{ll}
+Hooked module & blocks[-2].norm1 \\
+Dropped tokens & [CLS] \\
+\end{tabular}
+"""
+    pointed = statuses(_doc(tmp_path / "a", body))
+    assert pointed["layer"] == pointed["location"] == pointed["tokens"] == "reported", pointed
+    # without the pointer the same appendix table is not taken for the CAM settings
+    alone = statuses(_doc(tmp_path / "b", body.replace("; the exact settings are given in the appendix", "")))
+    assert alone["tokens"] == "missing", alone
+
+
+def test_gradcam_for_both_models_counts_for_the_transformer(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Models}
+We train a DenseNet-121 and a Swin-S on the same fundus photographs.
+\section{Explanations}
+Grad-CAM maps are computed for both models: at the last dense block for the DenseNet-121 and
+at the last stage for the Swin-S.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_a_spec_value_with_code_and_words_reads_the_code(tmp_path):
+    # "blocks[10] (the eleventh and last block)": the identifier, not the gloss, is the value;
+    # the prose says the same block, so there is no text-versus-spec conflict (CAM210)
+    doc = _doc(tmp_path, r"""\section{Model}
+We fine-tune a ViT-S/16 with 11 blocks on pollen micrographs.
+\section{Saliency}
+We compute Grad-CAM at block 10 (zero-based), on the logit of the predicted class.
+\begin{camspec}
+layer: blocks[10] (the eleventh and last block)
+\end{camspec}
+""")
+    assert doc["checklist"]["layer"]["status"] == "reported"
+    assert not [f for f in doc["findings"] if f["code"] == "CAM210"], doc["findings"]
