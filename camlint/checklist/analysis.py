@@ -2,13 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from camlint.rules.findings import Evidence
+from camlint.rules.findings import Evidence, Hit
 from camlint.core.keys import KEYS
-
-if TYPE_CHECKING:   # rules.base imports this module
-    from camlint.rules.base import Hit
 
 
 @dataclass

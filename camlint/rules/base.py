@@ -6,31 +6,14 @@ object itself, and a rule without a check reports the hits the loaders recorded 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable
 
-from camlint.checklist.analysis import Analysis
 from camlint.core.severity import Severity
+from camlint.rules.findings import Hit
 
-
-@dataclass(frozen=True)
-class Hit:
-    """What a check (or a loader) yields; the engine adds the rule's metadata to make a Finding."""
-    message: str
-    file: str
-    line: int
-    col: int = 1
-    hint: str | None = None          # overrides the rule's hint when more specific
-    severity: Severity | None = None  # overrides the rule's default (e.g. partial -> warning)
-    rule: Rule | None = None         # set by loaders (Rule.hit); a check's hits belong to its rule
-
-    @property
-    def code(self) -> str | None:
-        return self.rule.code if self.rule is not None else None
-
-    def shifted(self, lines: int) -> Hit:
-        """The same hit `lines` further down (YAML read out of a camspec block in a .tex file)."""
-        return replace(self, line=self.line + lines)
+if TYPE_CHECKING:   # annotations only: the analysis is what a check reads
+    from camlint.checklist.analysis import Analysis
 
 
 @dataclass(frozen=True)

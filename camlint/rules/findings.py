@@ -2,10 +2,34 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from camlint.core.severity import SEVERITIES, SEVERITY_RANK, Severity  # noqa: F401  (re-exported)
 from camlint.core.keys import KEYS, MISSING
 
+if TYPE_CHECKING:   # annotations only
+    from camlint.rules.base import Rule
+
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What a check (or a loader) yields; the engine adds the rule's metadata to make a Finding."""
+    message: str
+    file: str
+    line: int
+    col: int = 1
+    hint: str | None = None          # overrides the rule's hint when more specific
+    severity: Severity | None = None  # overrides the rule's default (e.g. partial -> warning)
+    rule: Rule | None = None         # set by loaders (Rule.hit); a check's hits belong to its rule
+
+    @property
+    def code(self) -> str | None:
+        return self.rule.code if self.rule is not None else None
+
+    def shifted(self, lines: int) -> Hit:
+        """The same hit `lines` further down (YAML read out of a camspec block in a .tex file)."""
+        return replace(self, line=self.line + lines)
 
 
 @dataclass(frozen=True)
