@@ -39,7 +39,8 @@ def check_file(path: Path, *, spec: Path | None = None, config=None, display: st
 
             analysis = analyze_latex(path, display, spec=spec)
         else:
-            from camlint.inputs import check_document, front_end_of   # PDF, archives, Markdown, text
+            from camlint.inputs.frontends import check_document   # PDF, archives, Markdown, text
+            from camlint.inputs.kinds import front_end_of
 
             if front_end_of(path) is None:
                 raise InputError(f"unknown file type {suffix or '(none)'}: camlint reads .tex manuscripts, "

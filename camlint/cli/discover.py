@@ -81,7 +81,7 @@ def documents_in(folder: Path, config=None, named=(), skipped: list | None = Non
             if config.excluded(p, False, base):
                 continue
             if suffix not in TEX_SUFFIXES + SPEC_SUFFIXES:
-                from camlint.inputs import discovered   # PDFs, archives, Markdown and text about CAM
+                from camlint.inputs.frontends import discovered   # PDFs, archives, Markdown and text about CAM
 
                 if not name.startswith(".") and not _unreadable(p, top) and discovered(p):
                     other.append(p)

@@ -40,7 +40,7 @@ def summary(reports) -> str:
     for key in KEYS:
         n = sum(1 for r in cam if r.checklist[key].status == "reported")
         out.append(f"| `{key}` | {n} / {len(cam)} |")
-    from camlint.inputs import describe
+    from camlint.inputs.kinds import describe
 
     out += ["", "Read by: " + "; ".join(f"`{r.path}` ({describe(r.kind)})" for r in reports)]
     return "\n".join(out + [""])

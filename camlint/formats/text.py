@@ -63,7 +63,7 @@ def render(reports, errors=(), *, color: bool | None = None, width: int | None =
         return buf.getvalue()
     if len(reports) > 1:
         console.print(summary_table(reports))
-        from camlint.inputs import describe
+        from camlint.inputs.kinds import describe
 
         console.print(Text("Read by:"))
         for r in reports:

@@ -22,6 +22,11 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from camlint.checklist.analysis import Analysis
+from camlint.inputs.kinds import front_end_of
+from camlint.inputs.latex.analyze import analyze_latex
+from camlint.inputs.readers import analyze, paginate
+from camlint.inputs.textfile import read_limited
+from camlint.rules.engine import report_of
 from camlint.rules.base import Rule
 from camlint.rules.input import INCLUDE_MISSING, INCLUDE_OUTSIDE_PROJECT, UNREADABLE_INPUT
 
@@ -43,8 +48,6 @@ class Refused(Exception):
 
 
 def check_archive(path: Path, display: str, *, spec: Path | None = None, config=None, main: str | None = None):
-    from camlint.rules.engine import report_of
-    from camlint.inputs.textfile import read_limited
 
     data = read_limited(path, MAX_ARCHIVE_BYTES)
     try:
@@ -52,8 +55,6 @@ def check_archive(path: Path, display: str, *, spec: Path | None = None, config=
         with unpacked(members) as root:
             inner = find_main(root, members, main)
             analysis = _analyze_inner(root / inner, f"{display}/{inner}", spec)
-            from camlint.inputs import paginate
-
             return paginate(report_of(analysis, config), analysis)
     except Refused as exc:
         a = Analysis(path=display, kind="archive", uses_cam=False)
@@ -65,12 +66,8 @@ def check_archive(path: Path, display: str, *, spec: Path | None = None, config=
 
 
 def _analyze_inner(file: Path, display: str, spec: Path | None):
-    from camlint.inputs import analyze, front_end_of
-
     kind = front_end_of(file)
     if kind is None:
-        from camlint.inputs.latex.analyze import analyze_latex
-
         analysis = analyze_latex(file, display, spec=spec, use_cache=False)   # no cache for a temporary path
     elif kind == "archive":
         raise Refused(UNREADABLE_INPUT, "nested archive named as the main file")
@@ -220,8 +217,6 @@ def find_main(root: Path, members: dict[str, bytes], main: str | None) -> str:
     mains = [r for r, c in members.items() if r.lower().endswith(".tex") and _DOCUMENTCLASS.search(c[:_HEAD])]
     if mains:
         return min(mains, key=lambda r: (r.count("/"), r.rsplit("/", 1)[-1].lower() not in MAIN_NAMES, r))
-    from camlint.inputs import front_end_of
-
     others = [r for r in members if front_end_of(Path(r)) in ("pdf", "markdown")]
     if len(others) == 1:
         return others[0]
