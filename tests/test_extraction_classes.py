@@ -223,3 +223,13 @@ The comparator is loaded as \texttt{timm/resnet50.a1-in1k-ft}.
 Grad-CAM maps of the transformer are taken at the last block.
 """)
     assert statuses(doc)["model"] == "partial"
+
+
+def test_a_class_statement_for_eigencam_is_no_target(tmp_path):
+    # EigenCAM differentiates no score; saying the map ignores the predicted class states no target
+    doc = _doc(tmp_path, r"""\section{Model}
+A ViT-S/16 sorts parcels into six classes.
+\section{Saliency}
+We use EigenCAM on the last block; it back-propagates nothing, so the map is identical irrespective of the prediction.
+""")
+    assert statuses(doc)["target"] == "not_applicable"

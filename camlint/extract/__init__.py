@@ -19,6 +19,8 @@ from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import low, vocabulary
 from camlint.rules.findings import Evidence
 from camlint.core.keys import KEYS
+from camlint.core.methods import CLASS_AGNOSTIC_METHODS
+from camlint.core.values import method_name
 from camlint.inputs.latex.units import DocumentText, Sentence
 
 SLOT_ORDER = {
@@ -202,6 +204,10 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
         values[key], evidence[key] = D.decide_slots(key, mentions[key], order)
     if isinstance(values["reshape"], dict):
         values["reshape"] = _resolve_formula(values["reshape"], sentences)
+    if method_name(values["method"]) in CLASS_AGNOSTIC_METHODS and isinstance(values["target"], dict) \
+            and not values["target"].get("kind"):
+        # EigenCAM differentiates no score: "the same map whatever the prediction" states no target
+        values["target"], evidence["target"] = None, []
     values["weighting"], evidence["weighting"] = D.decide_single(mentions["weighting"])
     values["relu"], evidence["relu"] = D.decide_single(mentions["relu"], multi_in_sentence=True)
     values["implementation"], evidence["implementation"] = special.decide_implementation(sentences, scope, vocab)
