@@ -233,3 +233,15 @@ A ViT-S/16 sorts parcels into six classes.
 We use EigenCAM on the last block; it back-propagates nothing, so the map is identical irrespective of the prediction.
 """)
     assert statuses(doc)["target"] == "not_applicable"
+
+
+def test_a_run_in_paragraph_heading_names_the_method_of_its_paragraph(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+A DeiT-S classifies the parcels.
+\section{Explanation methods}
+\paragraph{Patch-level Grad-CAM on the DeiT-S (ours).} We hook \texttt{blocks[-1].norm1} and
+differentiate the raw logit of the predicted class.
+""")
+    where = [e["line"] for e in doc["checklist"]["method"]["evidence"]]
+    assert doc["checklist"]["method"]["status"] == "reported"
+    assert 6 in where, where
