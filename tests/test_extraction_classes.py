@@ -170,3 +170,78 @@ layer: blocks[10] (the eleventh and last block)
 """)
     assert doc["checklist"]["layer"]["status"] == "reported"
     assert not [f for f in doc["findings"] if f["code"] == "CAM210"], doc["findings"]
+
+
+def test_an_aside_that_sets_a_cnn_or_another_method_apart_leaves_the_sentence_own(tmp_path):
+    # "rather than ... the CNN", "contrary to rollout, we ...", "following common practice for
+    # convolutional classifiers, we ...": the aside names what the paper does NOT do here.
+    doc = _doc(tmp_path, r"""\section{Model}
+We fine-tune a DeiT-S on radar chips; a ResNet-18 is the convolutional comparator.
+\section{Saliency}
+Following common practice for convolutional detectors, we compute Grad-CAM maps of the DeiT-S.
+Channel weights are the mean gradients over positions, unlike the CNN variant we reproduce elsewhere.
+Contrary to attention rollout, we keep the maps unnormalised.
+The maps come from our own scripts instead of the toolbox used for the ResNet.
+""")
+    st = statuses(doc)
+    assert doc["uses_cam_on_transformer"] is True
+    assert st["weighting"] == "reported"
+    assert st["postprocess"] == "partial"
+    assert st["implementation"] == "partial"
+
+
+def test_a_method_said_to_have_no_accepted_form_and_passed_over_is_not_applied(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Models}
+A ViT-S/16 and a ResNet-50 classify the cores.
+\section{Attribution}
+For the ResNet-50 we compute Grad-CAM on \texttt{layer4}.
+For the transformer, Grad-CAM has no agreed adaptation, so we opted to use other methods:
+attention rollout over all blocks and occlusion with 32-pixel squares.
+\section{Results}
+Rollout maps of the ViT-S/16 are sharper than Grad-CAM maps of the ResNet-50.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_an_exact_hub_id_of_an_unlisted_transformer_reports_the_model(tmp_path):
+    # the architecture is known only through the id: the id names weights and architecture both
+    doc = _doc(tmp_path, r"""\section{Model}
+We start from the public checkpoint \texttt{contoso/formnet-base-finetuned-invoices}.
+\section{Saliency}
+Grad-CAM maps of the transformer are taken at the last block.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+    assert statuses(doc)["model"] == "reported"
+
+
+def test_a_cnn_hub_id_does_not_report_the_transformer(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+Our classifier is a ViT-B/16.
+
+The comparator is loaded as \texttt{timm/resnet50.a1-in1k-ft}.
+\section{Saliency}
+Grad-CAM maps of the transformer are taken at the last block.
+""")
+    assert statuses(doc)["model"] == "partial"
+
+
+def test_a_class_statement_for_eigencam_is_no_target(tmp_path):
+    # EigenCAM differentiates no score; saying the map ignores the predicted class states no target
+    doc = _doc(tmp_path, r"""\section{Model}
+A ViT-S/16 sorts parcels into six classes.
+\section{Saliency}
+We use EigenCAM on the last block; it back-propagates nothing, so the map is identical irrespective of the prediction.
+""")
+    assert statuses(doc)["target"] == "not_applicable"
+
+
+def test_a_run_in_paragraph_heading_names_the_method_of_its_paragraph(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+A DeiT-S classifies the parcels.
+\section{Explanation methods}
+\paragraph{Patch-level Grad-CAM on the DeiT-S (ours).} We hook \texttt{blocks[-1].norm1} and
+differentiate the raw logit of the predicted class.
+""")
+    where = [e["line"] for e in doc["checklist"]["method"]["evidence"]]
+    assert doc["checklist"]["method"]["status"] == "reported"
+    assert 6 in where, where

@@ -19,6 +19,8 @@ from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import low, vocabulary
 from camlint.rules.findings import Evidence
 from camlint.core.keys import KEYS
+from camlint.core.methods import CLASS_AGNOSTIC_METHODS
+from camlint.core.values import method_name
 from camlint.inputs.latex.units import DocumentText, Sentence
 
 SLOT_ORDER = {
@@ -156,6 +158,12 @@ def _clauses(s: Sentence, attribution: Attribution):
     yield Sentence(s.unit, s.start + start, s.end, s.text[start:]) if start else s
 
 
+def _section_heading(s: Sentence) -> bool:
+    """A section's own title; a run-in heading (\\paragraph{Grad-CAM on the ViT (ours).}) opens
+    its paragraph and names the method the paragraph applies."""
+    return s.unit.kind == "heading" and low(s.text).strip(" .") == low(s.section.title or "").strip(" .")
+
+
 def _reading_order(doc: DocumentText):
     """The sentences to read. A code block (a Markdown fence, a listing) is read line by line:
     `target_layers = [model.blocks[-1].norm1]` states a layer and a location like prose does,
@@ -181,7 +189,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     in_scope = [s for s in sentences if scope.in_scope(s)]
     mentions = {k: [] for k in KEYS}
     for s in sentences:
-        if scope.role_ok(s) and s.section.role != "introduction" and s.unit.kind not in ("heading",) \
+        if scope.role_ok(s) and s.section.role != "introduction" and not _section_heading(s) \
                 and scope.attribution.own(s):
             mentions["method"].extend(m for m in Mn.find(vocab, "method", s)
                                       if not vocab.contrast.search(s.low[max(0, m.start - 80):m.start]))
@@ -202,6 +210,10 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
         values[key], evidence[key] = D.decide_slots(key, mentions[key], order)
     if isinstance(values["reshape"], dict):
         values["reshape"] = _resolve_formula(values["reshape"], sentences)
+    if method_name(values["method"]) in CLASS_AGNOSTIC_METHODS and isinstance(values["target"], dict) \
+            and not values["target"].get("kind"):
+        # EigenCAM differentiates no score: "the same map whatever the prediction" states no target
+        values["target"], evidence["target"] = None, []
     values["weighting"], evidence["weighting"] = D.decide_single(mentions["weighting"])
     values["relu"], evidence["relu"] = D.decide_single(mentions["relu"], multi_in_sentence=True)
     values["implementation"], evidence["implementation"] = special.decide_implementation(sentences, scope, vocab)

@@ -37,12 +37,13 @@ class Attribution:
             return RELATED
         text = s.low
         transformer = bool(v.transformer.search(text))
+        own_text = v.phrases["contrast_aside"].sub(" ", text)   # what an aside sets apart is not the subject
         if not transformer:
-            if v.cnn.search(text) or v.baseline_reference.search(text):
+            if v.cnn.search(own_text) or v.baseline_reference.search(own_text):
                 return CNN
             if s.section.title and v.cnn_section.search(low(s.section.title)):
                 return CNN
-        if v.other_methods.search(text) and not v.cam_triggers.search(text):
+        if v.other_methods.search(own_text) and not v.cam_triggers.search(text):
             return OTHER
         if v.cited_other.search(text) or v.request_words.search(text):
             return OTHER

@@ -87,7 +87,7 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         r, c = int(g["r"]), int(g["c"])
         if not (2 <= r <= 256 and 2 <= c <= 256):
             return None
-        if max(r, c) > 64 and not re.search(r"grid|layout", m.group(0), re.I):
+        if max(r, c) > 64 and not re.search(r"grid|layout|\brows?\b|\bcolumns?\b", m.group(0), re.I):
             return None   # 224 x 224 is an image size; a long side is a grid only when called one
         return [r, c], {}
     if kind == "formula":

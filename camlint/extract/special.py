@@ -45,9 +45,11 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
                                          s, m, 2))
         for m in vocab.model["vague_weights"].finditer(s.low):
             vague_m.append(_mention("model", "weights", " ".join(s.text[m.start():m.end()].split()), s, m))
-    # weights count where the paragraph also names the transformer (not a CNN's weights)
+    # weights count where the paragraph also names the transformer (not a CNN's weights), or where
+    # an exact id names them and no CNN (microsoft/dit-base-...: the id is the architecture too)
     weight_m = [m for m in weight_m if id(m.sentence.unit) in units_with_arch or
-                vocab.transformer.search(m.sentence.low)]
+                vocab.transformer.search(m.sentence.low) or
+                (m.strength >= 3 and not vocab.cnn.search(m.value.lower()))]
     if not arch_m and not weight_m and not vague_m:
         return None, []
     if not arch_m and any(m.strength >= 3 for m in weight_m):
