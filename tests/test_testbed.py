@@ -44,7 +44,7 @@ def test_sweep_of_the_open_description_finds_procedures_that_do_not_localize(tmp
     rates = [v["localization"]["pointing_rate"] for v in data["variants"]]
     assert any(r < 0.5 for r in rates) and any(r > 0.5 for r in rates)
     assert "put the maximum outside the object" in data["verdict"]
-    assert (out / "grid.png").exists() and (out / "agreement.json").exists()
+    assert (out / "grid__disc_0.png").exists() and (out / "agreement.json").exists()
 
 
 def test_generator_is_deterministic():

@@ -110,3 +110,44 @@ def test_verify_writes_overlays_that_do_not_collide(tmp_path):
     assert lit(pb[2]) > 20 * max(lit(pa[2]), 0.5)
     overlay = Image.open(tmp_path / "out" / f"{stems['a/disc.png']}.png")
     assert overlay.size == (64, 64)
+
+
+def _small_sweep(tmp_path):
+    from camlint.verify import sweep as sw
+
+    shutil.copy(FIXTURES / "verify" / "images" / "disc.png", tmp_path / "disc.png")
+    shutil.copy(FIXTURES / "verify" / "images" / "square.png", tmp_path / "square.png")
+    spec = small_spec(tmp_path, [{"image": "disc.png", "box": [8, 10, 40, 44]},
+                                 {"image": "square.png", "box": [30, 10, 60, 40]}])
+    data = yaml.safe_load(spec.read_text())
+    del data["location"]
+    spec.write_text(yaml.safe_dump(data, sort_keys=False))
+    return sw.sweep(spec, {"location": ["F1", "F3b", "F6"]})
+
+
+def test_sweep_grid_legend_numbers_title_and_variant_maps(tmp_path):
+    from camlint.verify.sweep_report import GREEN, GREY, RED, _legend, grid_figure, write_outputs, write_variant_maps
+
+    r = _small_sweep(tmp_path)
+    assert len(r.variants) == 3 and r.localization
+    written = write_outputs(r, tmp_path / "out")
+    assert {p.name for p in written} >= {"grid__disc.png", "grid__square.png", "sweep.json"}
+    grid = np.asarray(Image.open(tmp_path / "out" / "grid__disc.png").convert("RGB")).astype(int)
+    assert grid.shape[1] == 6 * 112
+    fig = grid_figure(r, "disc")
+    head = fig.size[1] - 112 - 32
+    colours = {tuple(c) for c in grid[:head, 4:15].reshape(-1, 3)}
+    legend = {colour for colour, _ in _legend(r)}
+    assert GREEN in legend and legend <= colours                             # the legend's swatches
+    for i in range(3):                                                       # each tile's border
+        expected = GREY if i in r.degenerate else GREEN if r.localization[i]["pointing_rate"] >= 0.5 else RED
+        assert tuple(grid[head + 50, i * 112 + 3]) == expected
+        assert (grid[head + 5:head + 15, i * 112 + 5] == 255).all()         # the white "#i" badge
+    r.verdict = "a verdict longer than any line " * 20
+    assert grid_figure(r, "disc").size[1] > fig.size[1] + 24        # wrapped, not cut
+    maps = write_variant_maps(r, tmp_path / "maps")
+    index = __import__("json").loads((tmp_path / "maps" / "variants.json").read_text())
+    assert [v["number"] for v in index["variants"]] == [0, 1, 2] and maps[0].name == "variants.json"
+    for i in range(3):
+        assert np.allclose(np.load(tmp_path / "maps" / f"square__v{i:02d}.npy"), r.maps["square"][i], atol=1e-6)
+    assert len(list((tmp_path / "maps").iterdir())) == 1 + 2 * 3
