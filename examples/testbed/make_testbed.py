@@ -195,9 +195,8 @@ def write_figures() -> None:
     from PIL import Image, ImageDraw
 
     from camlint.verify import sweep as sw, sweep_report
-    from camlint.verify.run import overlay
-
     from camlint.verify.compare import localization
+    from camlint.verify.images import overlay
 
     result = sw.sweep(write_open_spec(), device="cpu")
     labels = [v.label for v in result.variants]
