@@ -72,7 +72,7 @@ def test_cli_writes_grid_matrix_and_verdict(tmp_path):
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["procedures"] == 24 and data["verdict"]
-    assert (out / "grid.png").stat().st_size > 1000
+    assert (out / "grid__disc.png").stat().st_size > 1000
     agreement = json.loads((out / "agreement.json").read_text())
     assert len(agreement["spearman"]) == 24 == len(agreement["labels"])
 

@@ -44,7 +44,7 @@ def test_sweep_of_the_open_description_finds_procedures_that_do_not_localize(tmp
     rates = [v["localization"]["pointing_rate"] for v in data["variants"]]
     assert any(r < 0.5 for r in rates) and any(r > 0.5 for r in rates)
     assert "put the maximum outside the object" in data["verdict"]
-    assert (out / "grid.png").exists() and (out / "agreement.json").exists()
+    assert (out / "grid__disc_0.png").exists() and (out / "agreement.json").exists()
 
 
 def test_generator_is_deterministic():
@@ -58,3 +58,37 @@ def test_generator_is_deterministic():
     assert np.array_equal(a[0], b[0]) and a[1:] == b[1:]
     x0, y0, x1, y1 = a[2]
     assert 0 <= x0 < x1 <= tb.SIZE and 0 <= y0 < y1 <= tb.SIZE
+
+
+def test_constant_map_never_points_and_chance_is_the_grown_box_share():
+    from camlint.verify.compare import localization
+
+    box = (0, 0, 16, 8)
+    flat = localization(np.zeros((64, 64)), box, tolerance_px=8)
+    assert flat["pointing"] is False and flat["energy_in_box"] == 0.0
+    assert flat["pointing_chance"] == (24 * 16) / (64 * 64)
+    peak = np.zeros((64, 64))
+    peak[15, 23] = 1.0                       # inside the box grown by 8 px, outside the box itself
+    assert localization(peak, box, 8)["pointing"] and not localization(peak, box, 0)["pointing"]
+    assert localization(peak, box, 0)["pointing_chance"] == 128 / 4096
+
+
+def test_sweep_and_verify_score_the_documented_recipe_alike(tmp_path):
+    """The open description carries the same pointing tolerance, so the documented recipe's row of
+    the sweep has verify's pointing rate, and both state the chance level."""
+    import yaml
+
+    from camlint.verify import sweep as sw
+    from camlint.verify.run import verify
+
+    assert yaml.safe_load(OPEN.read_text())["tolerance"] == {"pointing_px": yaml.safe_load(SPEC.read_text())[
+        "tolerance"]["pointing_px"]}
+    report = verify(SPEC, device="cpu")
+    hits = [r.localization["pointing"] for r in report.results]
+    space = {"location": ["F1"], "target": [{"kind": "logit", "class": "predicted"}], "tokens": [{"drop": ["cls"]}]}
+    result = sw.sweep(OPEN, space, device="cpu")
+    assert [v.label for v in result.variants] == ["F1 logit drop-cls"]
+    assert result.localization[0]["pointing_rate"] == sum(hits) / len(hits)
+    chance = np.mean([r.localization["pointing_chance"] for r in report.results])
+    assert result.localization[0]["pointing_chance"] == pytest.approx(chance) and 0 < chance < 1
+    assert f"chance level {chance:.2f}" in result.verdict

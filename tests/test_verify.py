@@ -221,7 +221,8 @@ def test_paths_may_not_leave_the_spec_folder(tmp_path):
 def test_localization_metrics_for_boxes():
     report = json.loads(run_cli("verify", SPEC, "--format", "json").stdout)
     loc = report["results"][0]["localization"]
-    assert set(loc) == {"pointing", "energy_in_box"} and 0 <= loc["energy_in_box"] <= 1
+    assert set(loc) == {"pointing", "pointing_chance", "energy_in_box"} and 0 <= loc["energy_in_box"] <= 1
+    assert loc["pointing_chance"] == 90 * 90 / (224 * 224)        # the box [60, 70, 150, 160] of 224 x 224
 
 
 def test_fingerprint_is_stable_and_quantised():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from pathlib import Path
 
 import numpy as np
@@ -142,16 +143,24 @@ def degenerate(m: np.ndarray) -> str | None:
 
 def localization(m: np.ndarray, box, tolerance_px: float = 0) -> dict:
     """Pointing game (the maximum inside the box grown by `tolerance_px`, as in Zhang et al.'s
-    pointing game) and the share of the map's positive energy inside the box itself."""
+    pointing game), its chance level (the share of the map the grown box covers: what a map with
+    its maximum anywhere scores) and the share of the map's positive energy inside the box itself.
+
+    A constant map has no maximum, so it never scores a hit (argmax would pick the top-left pixel)."""
     x0, y0, x1, y1 = (int(round(v)) for v in box)
     h, w = m.shape
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
-    iy, ix = np.unravel_index(int(np.argmax(m)), m.shape)
     t = tolerance_px
+    gx0, gy0, gx1, gy1 = max(0, math.ceil(x0 - t)), max(0, math.ceil(y0 - t)), min(w, math.ceil(x1 + t)), \
+        min(h, math.ceil(y1 + t))
+    chance = max(0, gx1 - gx0) * max(0, gy1 - gy0) / (h * w)
+    if degenerate(m):
+        return {"pointing": False, "pointing_chance": chance, "energy_in_box": 0.0}
+    iy, ix = np.unravel_index(int(np.argmax(m)), m.shape)
     pos = np.clip(m, 0, None)
     total = pos.sum()
     inside = pos[y0:y1, x0:x1].sum()
-    return {"pointing": bool(x0 - t <= ix < x1 + t and y0 - t <= iy < y1 + t),
+    return {"pointing": bool(gx0 <= ix < gx1 and gy0 <= iy < gy1), "pointing_chance": chance,
             "energy_in_box": float(inside / total) if total > 0 else 0.0}
 
 

@@ -90,3 +90,76 @@ def load_input(item: InputSpec, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
     if item.tensor is not None:
         return load_tensor(item.tensor, pre)
     return load_image(item.image, pre)
+
+
+# ---- pictures for a reviewer: overlays, the reported | recomputed | |difference| figure ------------
+
+def colormap(m: np.ndarray) -> np.ndarray:
+    """A perceptual blue-to-red colour map (no matplotlib needed): H x W -> H x W x 3 uint8."""
+    t = np.clip(np.nan_to_num(m), 0, 1)[..., None]
+    stops = np.array([[48, 18, 59], [40, 118, 239], [32, 204, 161], [179, 233, 49], [250, 150, 25], [122, 4, 3]],
+                     dtype=np.float64)
+    pos = t * (len(stops) - 1)
+    lo = np.floor(pos).astype(int).clip(0, len(stops) - 2)
+    frac = pos - lo
+    return (stops[lo[..., 0]] * (1 - frac) + stops[lo[..., 0] + 1] * frac).astype(np.uint8)
+
+
+def overlay(picture: np.ndarray, m: np.ndarray, alpha: float = 0.5) -> np.ndarray:
+    from camlint.verify.compare import resize_to
+
+    m = resize_to(np.asarray(m, dtype=np.float64), picture.shape[:2])
+    return (picture.astype(np.float64) * (1 - alpha) + colormap(m) * alpha).clip(0, 255).astype(np.uint8)
+
+
+def wrapped(draw, text: str, width: int, font) -> list[str]:
+    """`text` broken at spaces into lines no wider than `width` pixels (a long word gets a line)."""
+    lines, line = [], ""
+    for word in text.split():
+        trial = f"{line} {word}".strip()
+        if line and draw.textlength(trial, font=font) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return lines + [line] if line else lines
+
+
+def _scaled_box(box, shape: tuple[int, int], panel: int) -> tuple:
+    h, w = shape
+    x0, y0, x1, y1 = box
+    return (x0 * panel / w, y0 * panel / h, x1 * panel / w - 1, y1 * panel / h - 1)
+
+
+def comparison_figure(picture: np.ndarray, reported: np.ndarray, ours: np.ndarray, title: str,
+                      box: tuple | None = None, panel: int = 192):
+    """Three panels (reported | recomputed | |difference|) with the object box when given and
+    `title` (the figures) above them, uncut. The difference is drawn on the scale of the maps
+    (0 .. their largest magnitude), so equal maps give a dark panel and a small error stays small."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from camlint.verify.compare import resize_to
+
+    ours = np.asarray(ours, dtype=np.float64)
+    reported = resize_to(np.asarray(reported, dtype=np.float64), ours.shape)
+    diff = np.abs(ours - reported)
+    scale = float(max(np.abs(ours).max(), np.abs(reported).max())) or 1.0
+    panels = [overlay(picture, reported), overlay(picture, ours),
+              colormap(resize_to(diff / scale, picture.shape[:2]))]
+    captions = ["reported", "recomputed", f"|difference| (0 .. {scale:.3g})"]
+    font = ImageFont.load_default()
+    probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    lines = wrapped(probe, title, 3 * panel - 8, font)
+    top = 6 + 12 * len(lines)
+    fig = Image.new("RGB", (3 * panel, top + panel + 16), "white")
+    draw = ImageDraw.Draw(fig)
+    for j, line in enumerate(lines):
+        draw.text((4, 3 + 12 * j), line, fill="black", font=font)
+    for k, (arr, caption) in enumerate(zip(panels, captions)):
+        tile = Image.fromarray(arr).resize((panel - 4, panel - 4), Image.NEAREST)
+        fig.paste(tile, (k * panel + 2, top))
+        if box is not None:
+            x0, y0, x1, y1 = _scaled_box(box, picture.shape[:2], panel - 4)
+            draw.rectangle((k * panel + 2 + x0, top + y0, k * panel + 2 + x1, top + y1), outline="white", width=2)
+        draw.text((k * panel + 4, top + panel - 2), caption, fill="black", font=font)
+    return fig

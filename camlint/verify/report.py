@@ -5,6 +5,7 @@ Torch-free: the formats read these records without importing the engine.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from camlint import __version__
@@ -24,6 +25,8 @@ class InputResult:
     final: object = None          # numpy H x W maps and the H x W x 3 picture (not in JSON)
     raw: object = None
     picture: object = None
+    reported: object = None       # the reported map at the recomputed map's size (for the overlay)
+    box: tuple | None = None
 
     def to_json(self) -> dict:
         out = {"input": self.input, "fingerprint": self.fingerprint, "comparison": self.comparison,
@@ -78,3 +81,39 @@ def document(spec: str, lint: DocumentReport | None, findings: list[Finding]) ->
 
 def tolerance_text(tolerance: dict) -> str:
     return ", ".join(f"{k} {'<=' if k == 'max_abs' else '>='} {v:g}" for k, v in tolerance.items())
+
+
+SEP = "__"
+
+
+def file_stems(names: list[str]) -> dict[str, str]:
+    """Input name -> the stem of every file written for it (maps, overlays, sweep grids).
+
+    One scheme for all outputs: the name with each run of anything but letters, digits, '.', '-'
+    made one '_', and a -2, -3 ... suffix where two names would meet (case-insensitively, as on
+    macOS and Windows), so that images/disc.png and other/disc.png never overwrite each other.
+    A stem never holds '__' (SEP), so the files written for one input (STEM__compare.png,
+    grid__STEM.png, STEM__v03.npy) never meet those of another."""
+    stems: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in names:
+        stem = re.sub(r"[^A-Za-z0-9.-]+", "_", name).strip("._")[:80].rstrip("_") or "input"
+        base, n = stem, 2
+        while stem.lower() in taken:
+            stem, n = f"{base}-{n}", n + 1
+        taken.add(stem.lower())
+        stems[name] = stem
+    return stems
+
+
+def comparison_title(res: InputResult) -> str:
+    """The figures of one comparison, as the title of its reported | recomputed | |difference| figure."""
+    c = res.comparison
+    dist = c.get("sketch_distance")
+    sketch = ("sketches not comparable" if dist is None else
+              f"sketch {'match' if c['sketch_match'] else 'MISMATCH'} (largest cell difference {dist} "
+              f"level{'s' if dist != 1 else ''})")
+    verdict = "reproduced" if res.reproduced else "NOT reproduced"
+    return (f"{res.input} vs {c['artifact']} ({c['stage']} map): {verdict}. max_abs {c['max_abs']:.3g}, "
+            f"pearson {c['pearson']:.6f}, spearman {c['spearman']:.4f}, {sketch}; "
+            f"tolerance {tolerance_text(c['tolerance'])}")

@@ -14,12 +14,12 @@ from camlint import __version__
 from camlint.core.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
-from camlint.verify.images import load_input, preprocessing_config
+from camlint.verify.images import comparison_figure, load_input, overlay, preprocessing_config
 from camlint.verify.model import build_model, sha256_of
 from camlint.rules.registry import BY_CODE
 from camlint.rules.verify import (DEGENERATE_MAP, MAP_NOT_REPRODUCED, NONDETERMINISTIC_RUN,
                                   TOLERANCE_ACCEPTS_CONSTANT, finding)
-from camlint.verify.report import InputResult, VerifyReport, tolerance_text
+from camlint.verify.report import InputResult, SEP, VerifyReport, comparison_title, file_stems, tolerance_text
 from camlint.verify.spec import ExecSpec, SpecError, exec_spec, with_lines
 
 DETERMINISM_ATOL = 1e-6
@@ -241,6 +241,7 @@ def verify_input(run: Run, n: int, twice: bool) -> tuple[InputResult, object]:
         res.degenerate = True
         res.findings.append(finding(DEGENERATE_MAP, f"{item.name}: {why}{_likely_cause(spec, run.model)}",
                                     run.file, run.line("location")))
+    res.box = item.box
     if item.box is not None:
         res.localization = compare.localization(final_np, item.box, spec.pointing_px)
     for k, art in enumerate(spec.artifacts):
@@ -268,7 +269,10 @@ def _compare(res: InputResult, art, run: Run, k: int) -> None:
         reported = (reported - reported.min()) / (np.ptp(reported) or 1.0)
     m = compare.metrics(ours, reported)
     ok, failed = compare.passes(m, spec.tolerance)
-    res.comparison = {**m, "artifact": str(art.map.name), "stage": art.stage, "tolerance": spec.tolerance}
+    res.reported = compare.resize_to(reported, ours.shape)
+    dist = compare.sketch_distance(compare.sketch(ours), compare.sketch(res.reported))
+    res.comparison = {**m, "artifact": str(art.map.name), "stage": art.stage, "tolerance": spec.tolerance,
+                      "sketch_distance": dist, "sketch_match": dist is not None and dist <= compare.SKETCH_MATCH}
     res.reproduced = ok
     constant = np.full(ours.shape, float(np.mean(compare.resize_to(reported, ours.shape))))
     if compare.passes(compare.metrics(constant, reported), spec.tolerance)[0]:
@@ -282,40 +286,18 @@ def _compare(res: InputResult, art, run: Run, k: int) -> None:
                                     + "; ".join(failed), *where))
 
 
-def colormap(m: np.ndarray) -> np.ndarray:
-    """A perceptual blue-to-red colour map (no matplotlib needed): H x W -> H x W x 3 uint8."""
-    t = np.clip(m, 0, 1)[..., None]
-    stops = np.array([[48, 18, 59], [40, 118, 239], [32, 204, 161], [179, 233, 49], [250, 150, 25], [122, 4, 3]],
-                     dtype=np.float64)
-    pos = t * (len(stops) - 1)
-    lo = np.floor(pos).astype(int).clip(0, len(stops) - 2)
-    frac = pos - lo
-    return (stops[lo[..., 0]] * (1 - frac) + stops[lo[..., 0] + 1] * frac).astype(np.uint8)
-
-
-def overlay(picture: np.ndarray, m: np.ndarray, alpha: float = 0.5) -> np.ndarray:
-    m = compare.resize_to(m, picture.shape[:2])
-    return (picture.astype(np.float64) * (1 - alpha) + colormap(m) * alpha).clip(0, 255).astype(np.uint8)
-
-
 def plan_maps_out(folder: Path | None, spec: ExecSpec) -> dict[str, str]:
     """input name -> file stem under --maps-out: unique, and never a file the spec declares."""
     if folder is None:
         return {}
     declared = {p.resolve() for p in [spec.model.weights.get("path") if isinstance(spec.model.weights, dict) else None]
                 + [i.image or i.tensor for i in spec.inputs] + [a.map for a in spec.artifacts] if p is not None}
-    stems: dict[str, str] = {}
-    for item in spec.inputs:
-        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", item.name).strip("._")[:80] or "input"
-        base, n = stem, 2
-        while stem.lower() in (s.lower() for s in stems.values()):
-            stem, n = f"{base}-{n}", n + 1
-        for suffix in (".npy", ".png"):
-            target = (folder / f"{stem}{suffix}").resolve()
-            if target in declared:
+    stems = file_stems([item.name for item in spec.inputs])
+    for stem in stems.values():
+        for suffix in (".npy", ".png", f"{SEP}compare.png"):
+            if (folder / f"{stem}{suffix}").resolve() in declared:
                 raise SpecError([f"--maps-out {folder}: writing {stem}{suffix} would overwrite a file the spec "
                                  "declares; choose another folder"])
-        stems[item.name] = stem
     return stems
 
 
@@ -329,9 +311,15 @@ def write_maps(folder: Path, stem: str, res: InputResult) -> None:
     npy, png = io.BytesIO(), io.BytesIO()
     np.save(npy, res.final.astype(np.float32))
     Image.fromarray(overlay(res.picture, res.final)).save(png, format="PNG")
+    files = {f"{stem}.npy": npy.getvalue(), f"{stem}.png": png.getvalue()}
+    if res.reported is not None:
+        buf = io.BytesIO()
+        ours = res.final if res.comparison["stage"] == "final" else res.raw
+        comparison_figure(res.picture, res.reported, ours, comparison_title(res), res.box).save(buf, format="PNG")
+        files[f"{stem}{SEP}compare.png"] = buf.getvalue()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(folder / f"{stem}.npy", npy.getvalue())
-        write_atomic(folder / f"{stem}.png", png.getvalue())
+        for name, data in files.items():
+            write_atomic(folder / name, data)
     except (OSError, UnsafeTarget) as exc:
         raise SpecError([f"--maps-out {folder}: cannot write ({exc})"]) from None

@@ -303,6 +303,7 @@ def _summarise(result: SweepResult, acc: _Agreement, agree: float) -> None:
     if acc.hits:
         n = len(acc.hits)
         result.localization = [{"pointing_rate": sum(h[i]["pointing"] for h in acc.hits) / n,
+                                "pointing_chance": float(np.mean([h[i]["pointing_chance"] for h in acc.hits])),
                                 "energy_in_box": float(np.mean([h[i]["energy_in_box"] for h in acc.hits]))}
                                for i in range(len(result.variants))]
     result.verdict = verdict(result)
@@ -323,7 +324,8 @@ def verdict(r: SweepResult) -> str:
         text += f"; {len(r.degenerate)} give a constant (all-zero) map"
     if r.localization:
         outside = sum(1 for i, loc in enumerate(r.localization) if loc["pointing_rate"] < 0.5 and i not in r.degenerate)
-        text += f"; {outside} of the others put the maximum outside the object on most inputs"
+        text += (f"; {outside} of the others put the maximum outside the object on most inputs (pointing game; "
+                 f"chance level {r.localization[0]['pointing_chance']:.2f}: a maximum at a random pixel)")
     return text
 
 

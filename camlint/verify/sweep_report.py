@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from camlint.verify.report import SEP, file_stems
 from camlint.rules.verify import DEGENERATE_MAP, OPEN_KEYS_CHANGE_MAP, finding
 from camlint.verify.spec import SpecError
 from camlint.verify.sweep import _matrix
@@ -43,59 +44,105 @@ def median_agreement(r, i: int) -> float | None:
     return float(np.median(others)) if len(others) and i not in r.degenerate else None
 
 
-def write_outputs(r, out: Path, max_inputs: int = 4) -> list[Path]:
-    """sweep.json, agreement.json and one grid per input in `out` (never through a link)."""
+def write_outputs(r, out: Path, max_inputs: int = 8) -> list[Path]:
+    """sweep.json, agreement.json and grid__STEM.png for each input (up to max_inputs) in `out`."""
     import io
-    import re
-
-    from camlint.safety.safe_write import UnsafeTarget, write_atomic
 
     files = {"sweep.json": json.dumps(r.to_json(), indent=2) + "\n",
              "agreement.json": json.dumps({"labels": [v.label for v in r.variants], "spearman": _matrix(r.spearman),
                                            "top10_iou": _matrix(r.iou)}, indent=2) + "\n"}
-    for k, name in enumerate(r.inputs[:max_inputs]):
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:80] or str(k)
+    for name, stem in list(file_stems(r.inputs).items())[:max_inputs]:
         buf = io.BytesIO()
         grid_figure(r, name).save(buf, format="PNG")
-        files["grid.png" if k == 0 else f"grid-{k}-{safe}.png"] = buf.getvalue()
+        files[f"grid{SEP}{stem}.png"] = buf.getvalue()
+    return _write_all(out, files, "--out")
+
+
+def write_variant_maps(r, folder: Path) -> list[Path]:
+    """--maps-out: every variant's final map of every input, STEM__vNN.npy (float32 H x W; NN is
+    the row number of the table and the grid), and variants.json saying what each number is."""
+    import io
+
+    width = max(2, len(str(len(r.variants) - 1)))
+    stems = file_stems(r.inputs)
+    index = {"variants": [{"number": i, "label": v.label, "choices": v.choices} for i, v in enumerate(r.variants)],
+             "inputs": {name: f"{stems[name]}{SEP}v" + "N" * width + ".npy" for name in r.inputs}}
+    files = {"variants.json": json.dumps(index, indent=2) + "\n"}
+    for name in r.inputs:
+        for i, m in enumerate(r.maps[name]):
+            buf = io.BytesIO()
+            np.save(buf, np.asarray(m, dtype=np.float32))
+            files[f"{stems[name]}{SEP}v{i:0{width}d}.npy"] = buf.getvalue()
+    return _write_all(folder, files, "--maps-out")
+
+
+def _write_all(folder: Path, files: dict, option: str) -> list[Path]:
+    from camlint.safety.safe_write import UnsafeTarget, write_atomic
+
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         for file_name, data in files.items():
-            write_atomic(out / file_name, data)
+            write_atomic(folder / file_name, data)
     except (OSError, UnsafeTarget) as exc:
-        raise SpecError([f"--out {out}: cannot write ({exc})"]) from None
-    return [out / f for f in files]
+        raise SpecError([f"{option} {folder}: cannot write ({exc})"]) from None
+    return [folder / f for f in files]
+
+
+GREEN, RED, GREY = (0, 160, 0), (200, 0, 0), (150, 150, 150)
+
+
+def _border(r, i: int):
+    if i in r.degenerate:
+        return GREY
+    if r.localization:
+        return GREEN if r.localization[i]["pointing_rate"] >= 0.5 else RED
+    return None
+
+
+def _legend(r) -> list[tuple[tuple, str]]:
+    entries = []
+    if r.localization:
+        entries += [(GREEN, "maximum inside the object box on most inputs (pointing rate >= 0.5)"),
+                    (RED, "maximum outside the box on most inputs")]
+    if r.degenerate:
+        entries.append((GREY, "constant map on every input"))
+    return entries
 
 
 def grid_figure(r, name: str, tile: int = 112, cols: int = 6):
+    """The maps of one input side by side: tile #i is row #i of the table, its border says whether
+    it localises (legend below the title), the title is the whole verdict, wrapped, never cut."""
     from PIL import Image, ImageDraw, ImageFont
 
-    from camlint.verify.run import overlay
+    from camlint.verify.images import overlay, wrapped
 
     maps, picture = r.maps[name], r.pictures[name]
-    label_h = 30
-    rows = (len(maps) + cols - 1) // cols
-    fig = Image.new("RGB", (cols * tile, rows * (tile + label_h) + 18), "white")
-    draw = ImageDraw.Draw(fig)
     font = ImageFont.load_default()
-    draw.text((4, 3), f"{name}: {len(maps)} procedures ({r.verdict[:90]})", fill="black", font=font)
+    probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    width = cols * tile
+    title = wrapped(probe, f"{name}: {len(maps)} procedures, numbered as the rows of the table. {r.verdict}",
+                    width - 8, font)
+    legend = [(colour, line) for colour, text in _legend(r) for line in wrapped(probe, text, width - 24, font)[:1]]
+    label_h, head = 32, 6 + 12 * (len(title) + len(legend))
+    rows = (len(maps) + cols - 1) // cols
+    fig = Image.new("RGB", (width, head + rows * (tile + label_h)), "white")
+    draw = ImageDraw.Draw(fig)
+    for j, line in enumerate(title):
+        draw.text((4, 3 + 12 * j), line, fill="black", font=font)
+    for j, (colour, line) in enumerate(legend):
+        y = 3 + 12 * (len(title) + j)
+        draw.rectangle((4, y + 1, 14, y + 10), outline=colour, width=2)
+        draw.text((20, y), line, fill="black", font=font)
     for i, m in enumerate(maps):
-        x, y = (i % cols) * tile, 18 + (i // cols) * (tile + label_h)
-        img = Image.fromarray(overlay(picture, m)).resize((tile - 4, tile - 4), Image.NEAREST)
-        fig.paste(img, (x + 2, y + 2))
-        words = r.variants[i].label.replace("location:", "").replace("target:kind=", "").split()
-        lines, line = [], ""
-        for w in words:
-            if len(line) + len(w) > 19:
-                lines.append(line)
-                line = w
-            else:
-                line = f"{line} {w}".strip()
-        lines.append(line)
+        x, y = (i % cols) * tile, head + (i // cols) * (tile + label_h)
+        fig.paste(Image.fromarray(overlay(picture, m)).resize((tile - 4, tile - 4), Image.NEAREST), (x + 2, y + 2))
+        if _border(r, i) is not None:
+            draw.rectangle((x + 2, y + 2, x + tile - 3, y + tile - 3), outline=_border(r, i), width=3)
+        draw.rectangle((x + 4, y + 4, x + 9 + draw.textlength(f"#{i}", font=font), y + 16), fill="white")
+        draw.text((x + 6, y + 4), f"#{i}", fill="black", font=font)
+        label = r.variants[i].label.replace("location:", "").replace("target:kind=", "")
+        lines = wrapped(probe, label, tile - 4, font)
         for j, text in enumerate(lines[:3]):
-            draw.text((x + 2, y + tile + j * 9 - 1), text[:22], fill="black", font=font)
-        if r.localization:
-            hit = r.localization[i]["pointing_rate"]
-            draw.rectangle((x + 2, y + 2, x + tile - 3, y + tile - 3), outline=(0, 160, 0) if hit >= 0.5 else (200, 0, 0),
-                           width=2)
+            more = j == 2 and len(lines) > 3
+            draw.text((x + 2, y + tile + j * 10 - 1), text + (" ..." if more else ""), fill="black", font=font)
     return fig

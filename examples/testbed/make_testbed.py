@@ -30,6 +30,7 @@ SEED = 7
 MODEL_KWARGS = dict(img_size=SIZE, patch_size=PATCH, embed_dim=192, depth=4, num_heads=3,
                     num_classes=len(CLASSES), mlp_ratio=2.0, global_pool="token")
 MEAN = STD = (0.5, 0.5, 0.5)
+POINTING_PX = 8     # one patch: the pointing game's tolerance in testbed.yaml and testbed-open.yaml alike
 
 
 def draw_shape(draw: ImageDraw.ImageDraw, kind: str, box, fill) -> None:
@@ -151,7 +152,7 @@ def write_outputs(model) -> None:
              "inputs:"]
     lines += [f"  - {{image: images/{n}.png, class: {c}, box: [{b[0]}, {b[1]}, {b[2]}, {b[3]}]}}" for n, c, b in inputs]
     lines += ["artifacts:"] + [f"  - {{input: {n}, map: maps/{n}.npy}}" for n, _, _ in inputs]
-    lines += ["tolerance: {max_abs: 1.0e-4, pearson: 0.9999, pointing_px: 8}"]
+    lines += [f"tolerance: {{max_abs: 1.0e-4, pearson: 0.9999, pointing_px: {POINTING_PX}}}"]
     (HERE / "testbed.yaml").write_text("\n".join(lines) + "\n")
 
 
@@ -162,7 +163,7 @@ def write_maps() -> None:
     (HERE / "maps").mkdir(exist_ok=True)
     spec = HERE / "testbed.yaml"
     text = spec.read_text()
-    spec.write_text(text.split("artifacts:")[0] + "tolerance: {max_abs: 1.0e-4, pearson: 0.9999, pointing_px: 8}\n")
+    spec.write_text(text.split("artifacts:")[0] + f"tolerance: {{max_abs: 1.0e-4, pearson: 0.9999, pointing_px: {POINTING_PX}}}\n")
     try:
         report = verify(spec, device="cpu", maps_out=HERE / "maps")
     finally:
@@ -182,6 +183,8 @@ def write_open_spec() -> Path:
     lines = [ln for ln in lines if not ln.startswith(OPEN_KEYS) and not ln.startswith("method:")]
     lines[0] = "# The testbed description with tokens, location and target left open (camlint sweep)."
     lines.insert(2, "method: gradcam")
+    # the same pointing tolerance as testbed.yaml, so that sweep and verify score a recipe alike
+    lines.append(f"tolerance: {{pointing_px: {POINTING_PX}}}")
     path = HERE / "testbed-open.yaml"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -192,9 +195,8 @@ def write_figures() -> None:
     from PIL import Image, ImageDraw
 
     from camlint.verify import sweep as sw, sweep_report
-    from camlint.verify.run import overlay
-
     from camlint.verify.compare import localization
+    from camlint.verify.images import overlay
 
     result = sw.sweep(write_open_spec(), device="cpu")
     labels = [v.label for v in result.variants]

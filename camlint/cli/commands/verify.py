@@ -100,7 +100,7 @@ def _emit_report(command: str, fmt: str, report, output) -> None:
 @click.command()
 @click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True,
-              help="Folder for grid.png, agreement.json and sweep.json (camlint writes nowhere else).")
+              help="Folder for grid__INPUT.png, agreement.json and sweep.json (camlint writes nowhere else).")
 @click.option("--space", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="YAML mapping open keys to candidate values (default: camlint's space).")
 @click.option("--max-variants", type=click.IntRange(1, 4096), default=64, show_default=True,
@@ -112,7 +112,9 @@ def _emit_report(command: str, fmt: str, report, output) -> None:
               help="markdown: a report to paste into a review; sarif, github: findings at spec lines.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
 @click.option("--force", is_flag=True, help="Run even when camlint check finds errors in the spec.")
-def sweep(spec, out_dir, space, max_variants, agree, device, fmt, output, force):
+@click.option("--maps-out", type=click.Path(path_type=Path, file_okay=False),
+              help="Write every procedure's map of every input here (INPUT__vNN.npy, NN the table's row; variants.json).")
+def sweep(spec, out_dir, space, max_variants, agree, device, fmt, output, force, maps_out):
     """Every procedure the open keys of SPEC admit: maps side by side, agreement, localisation."""
     from camlint.core.errors import InputError
 
@@ -122,15 +124,18 @@ def sweep(spec, out_dir, space, max_variants, agree, device, fmt, output, force)
         from camlint.verify import sweep as sw
         from camlint.verify.run import writable_folder
         from camlint.verify.spec import SpecError
-        from camlint.verify.sweep_report import write_outputs
+        from camlint.verify.sweep_report import write_outputs, write_variant_maps
 
         try:
             if output:
                 writable_folder(Path(output).absolute().parent, "-o")
+            writable_folder(maps_out, "--maps-out")
             result = sw.sweep(spec, sw.load_space(space), cap=max_variants, device=device, agree=agree,
                               out=out_dir, force=force, progress=progress)
             progress("writing the grid and the agreement matrix")
             written = write_outputs(result, out_dir)
+            if maps_out is not None:
+                written += write_variant_maps(result, maps_out)[:1]
         except SpecError as exc:
             progress.close()
             spec_errors(spec, exc.messages)
