@@ -106,3 +106,13 @@ def test_batch_matches_pytorch_grad_cam_on_each_input_alone(vit, xs):
             one = batch.sample(i)
             ref = cam(input_tensor=xs[i:i + 1], targets=[ClassifierOutputTarget(one.classes["logit"])])[0]
             assert np.abs(compute(one, p)[1].numpy() - ref).max() <= 1e-5
+
+
+def test_verify_batches_the_first_input_alone_then_at_most_batch_max():
+    from camlint.verify.run import BATCH_MAX, input_batches
+
+    assert input_batches(0, False) == []
+    assert input_batches(1, False) == [[0]]
+    batches = input_batches(2 * BATCH_MAX + 3, False)
+    assert batches[0] == [0] and max(len(b) for b in batches) == BATCH_MAX
+    assert [n for b in batches for n in b] == list(range(2 * BATCH_MAX + 3))
