@@ -8,7 +8,8 @@ process's state after loading the model; CUDA: torch's peak allocation).
 Per input: the `verify` command as users run it (a complete camspec with --inputs .npy tensors,
 lint, model build, determinism check on the first input, comparison and report), timed from the
 first input to the end and divided by the inputs, against the floor: one plain forward and
-backward pass of the same model (goal: <= 1.3x the floor).
+backward pass of the same model (goal: <= 1.3x the floor). verify batches its inputs (the first
+alone) and its backward pass stops at the captured layer, so it can come in under the floor.
 
     python bench/verify_speed.py [--arch vit_base_patch16_224] [--maps 5] [--inputs 8]
                                  [--threads 1] [--device auto]

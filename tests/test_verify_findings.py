@@ -88,20 +88,23 @@ def test_determinism_is_checked_on_the_first_input_unless_repeat(tmp_path, monke
     """A run that is not deterministic (noise on every second computation) is CAM603 at `runtime:`."""
     import camlint.verify.run as run
 
-    real, calls = run._compute, []
+    real, calls, passes = run._batch_maps, [], []
 
-    def noisy(model, x, spec, item):
-        raw, final, ps = real(model, x, spec, item)
-        calls.append(item.name)
-        return raw, final + (1e-3 if len(calls) % 2 == 0 else 0.0), ps
+    def noisy(r, xs, group):
+        maps = real(r, xs, group)
+        calls.extend(r.spec.inputs[n].name for n in group)
+        passes.append(group)
+        bump = 1e-3 if len(passes) % 2 == 0 else 0.0
+        return [(raw, final + bump, ps) for raw, final, ps in maps]
 
-    monkeypatch.setattr(run, "_compute", noisy)
+    monkeypatch.setattr(run, "_batch_maps", noisy)
     report = run.verify(SPEC, device="cpu")
     assert calls == ["disc", "disc", "square"]
     found = [f for f in report.findings if f.code == "CAM603"]
     assert len(found) == 1 and found[0].line == _line_of(SPEC, "runtime:") and "disc" in found[0].message
     assert report.environment["determinism_checked_on"] == "the first input"
     calls.clear()
+    passes.clear()
     report = run.verify(SPEC, device="cpu", repeat=True)
     assert calls == ["disc", "disc", "square", "square"]
     assert len([f for f in report.findings if f.code == "CAM603"]) == 2

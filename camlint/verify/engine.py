@@ -65,33 +65,62 @@ def resolve_class(logits: torch.Tensor, wanted, label) -> int:
 
 @dataclass
 class Pass:
-    """Tensors of one forward pass (and its backward passes), ready for any procedure."""
+    """Tensors of one forward pass (and its backward passes) over a batch, ready for any procedure."""
     capture: object
     geo: Geometry
     logits: torch.Tensor
-    classes: dict                  # target kind -> class index used
+    per_sample: list               # per sample: target kind -> class index used
     input_hw: tuple[int, int]
 
+    @property
+    def classes(self) -> dict:
+        """Target kind -> class index used, for a pass of one input."""
+        return self.per_sample[0]
 
-def run_passes(model, x: torch.Tensor, procs: list[Procedure], label=None) -> Pass:
-    """Forward once with hooks at every site the procedures need; backward once per target kind."""
+    def sample(self, i: int) -> "Pass":
+        """The pass of sample i alone (what a pass over that input by itself would hold)."""
+        batch = self.logits.shape[0]
+        return Pass(self.capture.sample(i, batch), self.geo, self.logits[i:i + 1], [self.per_sample[i]],
+                    self.input_hw)
+
+
+def _backward(cap, score: torch.Tensor, kind: str, keep_graph: bool) -> None:
+    """Gradients of `score` at the captured tensors only: the backward pass stops at the earliest
+    site and computes no parameter gradient (the values are those of a full backward pass)."""
+    keys = list(cap.live)
+    grads = torch.autograd.grad(score, [cap.live[k] for k in keys], retain_graph=keep_graph, allow_unused=True)
+    for key, g in zip(keys, grads):
+        if g is not None:
+            cap.gradients[(kind, *key)] = g.detach()
+
+
+def run_passes(model, x: torch.Tensor, procs: list[Procedure], label=None, labels: list | None = None) -> Pass:
+    """Forward once with hooks at every site the procedures need; backward once per target kind.
+
+    `x` is a batch (B, C, H, W); `labels` gives each sample its own class (default: `label` for all).
+    Each sample's target is its own: the batch's score is the sum of the per-sample scores, whose
+    gradient at a sample's tensors is that sample's gradient."""
     stage = procs[0].stage
     geo = geometry(model, tuple(x.shape[-2:]), stage)
     sites = sites_of(procs, geo.depth)
     kinds = sorted({p.target_kind for p in procs if p.target_kind})
-    classes = {}
+    labels = [label] * x.shape[0] if labels is None else list(labels)
+    per_sample = [{} for _ in labels]
     with torch.enable_grad(), capture(model, sites, stage) as cap:
         logits = model(x)
         if isinstance(logits, (tuple, list)):
             logits = logits[0]
         for kind in kinds:
             wanted = next(p.target_class for p in procs if p.target_kind == kind)
-            cls = resolve_class(logits, wanted, label)
-            classes[kind] = cls
+            scores = []
+            for i, lab in enumerate(labels):
+                row = logits[i:i + 1]
+                per_sample[i][kind] = cls = resolve_class(row, wanted, lab)
+                scores.append(target_score(row, cls, kind))
             cap.current_pass = kind
-            model.zero_grad(set_to_none=True)
-            target_score(logits, cls, kind).backward(retain_graph=kind != kinds[-1])
-    return Pass(cap, geo, logits.detach(), classes, tuple(x.shape[-2:]))
+            if cap.live:
+                _backward(cap, torch.stack(scores).sum(), kind, keep_graph=kind != kinds[-1])
+    return Pass(cap, geo, logits.detach(), per_sample, tuple(x.shape[-2:]))
 
 
 def _token_map(ps: Pass, proc: Procedure, block: int) -> torch.Tensor:
@@ -136,7 +165,9 @@ def signed_map(ps: Pass, proc: Procedure) -> list[torch.Tensor]:
 
 
 def compute(ps: Pass, proc: Procedure, out_size: tuple[int, int] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """(raw signed low-resolution map, final map) for one input (batch of 1)."""
+    """(raw signed low-resolution map, final map) for one input (a pass of one; Pass.sample(i) of a batch)."""
+    if ps.logits.shape[0] != 1:
+        raise ValueError("compute: a pass over a batch; compute each sample's map from ps.sample(i)")
     size = out_size or (ps.input_hw if proc.size == "input" else tuple(proc.size))
     if proc.combine == "rollout":
         if not location(proc.location).is_attention:

@@ -87,9 +87,18 @@ class Capture:
     gradients: dict = field(default_factory=dict)     # (pass, block, point) -> tensor
     forced_explicit: list = field(default_factory=list)
     current_pass: str = "default"
+    live: dict = field(default_factory=dict)          # (block, point) -> the tensor in the graph, during a pass
 
     def grad(self, block: int, point: str, pass_name: str = "default"):
         return self.gradients.get((pass_name, block, point))
+
+    def sample(self, i: int, batch: int) -> "Capture":
+        """The tensors of sample i of a batch of `batch` (a tensor not batched that way, such as
+        Swin's per-window attention, is kept whole, so the engine's shape checks still see it)."""
+        def one(t):
+            return t[i:i + 1] if t.shape[0] == batch else t
+        return Capture({k: one(v) for k, v in self.activations.items()},
+                       {k: one(v) for k, v in self.gradients.items()}, list(self.forced_explicit))
 
 
 @contextmanager
@@ -121,12 +130,14 @@ def capture(model, sites: list[tuple[int, str]], stage: int | None = None):
                     tensor = tensor[0]
                 cap.activations[key] = tensor.detach()
                 if tensor.requires_grad:
+                    cap.live[key] = tensor
                     tensor.register_hook(lambda g, key=key: cap.gradients.__setitem__(
                         (cap.current_pass, *key), g.detach()))
 
             handles.append(module.register_forward_hook(hook))
         yield cap
     finally:
+        cap.live.clear()                            # the graph is freed with the last reference to it
         for h in handles:
             h.remove()
         for attn in fused_before:

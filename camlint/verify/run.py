@@ -204,38 +204,81 @@ def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, 
     stems = plan_maps_out(maps_out, run.spec)
     results, forced = [], set()
     total = len(run.spec.inputs)
-    for n, item in enumerate(run.spec.inputs):
-        progress(f"input {n + 1}/{total} {item.name}: forward and backward passes")
-        res, ps = verify_input(run, n, twice=repeat or n == 0)
-        forced |= set(ps.capture.forced_explicit)
-        results.append(res)
-        if maps_out is not None:
-            write_maps(maps_out, stems[item.name], res)
+    for batch in input_batches(total, repeat):
+        names = run.spec.inputs[batch[0]].name if len(batch) == 1 else f"{len(batch)} inputs in one batch"
+        progress(f"input {batch[0] + 1}{'' if len(batch) == 1 else f'-{batch[-1] + 1}'}/{total} {names}: "
+                 "forward and backward passes")
+        for res, ps in verify_inputs(run, batch, twice=repeat or batch[0] == 0):
+            forced |= set(ps.capture.forced_explicit)
+            results.append(res)
+            if maps_out is not None:
+                write_maps(maps_out, stems[res.input], res)
     env = environment(run.device, run.dtype, run.spec, run.source, run.pre, sorted(forced),
                       run.spec.runtime["deterministic"])
     env["determinism_checked_on"] = "every input" if repeat else "the first input"
     return VerifyReport(str(spec_path), env, results, lint=run.lint)
 
 
-def verify_input(run: Run, n: int, twice: bool) -> tuple[InputResult, object]:
-    """The map of input n, its sketch, and every finding about it (at its spec line)."""
-    spec, item = run.spec, run.spec.inputs[n]
+# inputs per forward/backward pass: memory grows with it (a ViT-B/16 at 224 px keeps ~0.1 GB of
+# graph per input), the time per input hardly shrinks beyond it
+BATCH_MAX = 8
+
+
+def input_batches(total: int, repeat: bool) -> list[list[int]]:
+    """Input indices per pass: the first alone (its determinism check repeats only it), the others
+    in batches of at most BATCH_MAX."""
+    rest = list(range(1, total))
+    return [[0]] + [rest[i:i + BATCH_MAX] for i in range(0, len(rest), BATCH_MAX)] if total else []
+
+
+def verify_inputs(run: Run, ns: list[int], twice: bool) -> list[tuple[InputResult, object]]:
+    """verify_input for inputs `ns`, their maps computed in one pass per input shape."""
+    loaded = [load_input(run.spec.inputs[n], run.pre) for n in ns]
+    out = {}
+    for group in _same_shape(ns, [x for x, _ in loaded]):
+        xs = torch.stack([loaded[ns.index(n)][0] for n in group]).to(device=run.device, dtype=run.dtype)
+        maps = _batch_maps(run, xs, group)
+        again = _batch_maps(run, xs, group) if twice else None
+        for k, n in enumerate(group):
+            raw, final, ps = maps[k]
+            diff = float((final - again[k][1]).abs().max()) if twice else None
+            out[n] = verify_input(run, n, raw, final, ps, loaded[ns.index(n)][1], diff)
+    return [out[n] for n in ns]
+
+
+def _same_shape(ns: list[int], xs: list) -> list[list[int]]:
+    groups: dict = {}
+    for n, x in zip(ns, xs):
+        groups.setdefault(tuple(x.shape), []).append(n)
+    return list(groups.values())
+
+
+def _batch_maps(run: Run, xs, group: list[int]) -> list:
+    """(raw, final, pass of one) per input of one batch, each with its own class."""
+    spec = run.spec
     if spec.runtime.get("seed") is not None:
         torch.manual_seed(spec.runtime["seed"])
-    x, picture = load_input(item, run.pre)
-    x = x[None].to(device=run.device, dtype=run.dtype)
-    raw, final, ps = _compute(run.model, x, spec, item)
+    batch = run_passes(run.model, xs, [spec.procedure], labels=[spec.inputs[n].label for n in group])
+    out = []
+    for k in range(len(group)):
+        ps = batch.sample(k)
+        out.append((*compute(ps, spec.procedure), ps))
+    return out
+
+
+def verify_input(run: Run, n: int, raw, final, ps, picture, diff: float | None) -> tuple[InputResult, object]:
+    """The map of input n, its sketch, and every finding about it (at its spec line); `diff`: the
+    largest difference from a second run (None: not checked)."""
+    spec, item = run.spec, run.spec.inputs[n]
     raw_np, final_np = raw.detach().cpu().double().numpy(), final.detach().cpu().double().numpy()
     res = InputResult(item.name, {"raw": compare.sketch(raw_np), "final": compare.sketch(final_np),
                                   "match_within_levels": compare.SKETCH_MATCH,
                                   "exact_final": compare.fingerprint(final_np, spec.fingerprint_step),
                                   "step": spec.fingerprint_step},
                       final=final_np, raw=raw_np, picture=picture, predicted=next(iter(ps.classes.values()), None))
-    if twice:
-        diff = float((final - _compute(run.model, x, spec, item)[1]).abs().max())
-        if diff > DETERMINISM_ATOL:
-            res.findings.append(finding(NONDETERMINISTIC_RUN, f"{item.name}: two runs differ by {diff:.3g} "
-                                        "(max |diff|)", run.file, run.line("runtime")))
+    if diff is not None and diff > DETERMINISM_ATOL:
+        res.findings.append(finding(NONDETERMINISTIC_RUN, f"{item.name}: two runs differ by {diff:.3g} "
+                                    "(max |diff|)", run.file, run.line("runtime")))
     why = compare.degenerate(final_np) or compare.degenerate(raw_np)
     if why:
         res.degenerate = True
@@ -248,12 +291,6 @@ def verify_input(run: Run, n: int, twice: bool) -> tuple[InputResult, object]:
         if art.input == item.name:
             _compare(res, art, run, k)
     return res, ps
-
-
-def _compute(model, x, spec: ExecSpec, item):
-    ps = run_passes(model, x, [spec.procedure], item.label)
-    raw, final = compute(ps, spec.procedure)
-    return raw, final, ps
 
 
 def _compare(res: InputResult, art, run: Run, k: int) -> None:
