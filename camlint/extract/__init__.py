@@ -16,7 +16,8 @@ from camlint.extract import special
 from camlint.extract.attribution import Attribution
 from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
-from camlint.extract.vocab import low, vocabulary
+from camlint.extract.vocab import vocabulary
+from camlint.core.wording import low
 from camlint.rules.findings import Evidence
 from camlint.core.keys import KEYS
 from camlint.core.methods import CLASS_AGNOSTIC_METHODS

@@ -11,7 +11,8 @@ Every sentence gets one attribution before any value is accepted:
 """
 from __future__ import annotations
 
-from camlint.extract.vocab import Vocabulary, low
+from camlint.extract.vocab import Vocabulary
+from camlint.core.wording import low
 from camlint.inputs.latex.units import Sentence
 
 OWN, OTHER, CNN, RELATED, EVALUATION = "own", "other", "cnn", "related", "evaluation"

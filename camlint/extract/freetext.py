@@ -3,7 +3,8 @@ with the same vocabulary as the prose, so a spec written in words is judged like
 from __future__ import annotations
 
 from camlint.extract.mentions import _parse
-from camlint.extract.vocab import low, vocabulary
+from camlint.extract.vocab import vocabulary
+from camlint.core.wording import low
 
 SINGLE = ("location", "weighting", "relu")
 SLOTTED = ("target", "tokens", "reshape", "heads", "postprocess")

@@ -5,7 +5,8 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.scope import KIND_RANK, ROLE_RANK, clause_before
-from camlint.extract.vocab import Entry, Vocabulary, low, vocabulary
+from camlint.extract.vocab import Entry, Vocabulary, vocabulary
+from camlint.core.wording import low
 from camlint.inputs.latex.units import Sentence
 
 

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.attribution import CNN, OTHER, Attribution
-from camlint.extract.vocab import Vocabulary, low
+from camlint.extract.vocab import Vocabulary
+from camlint.core.wording import low
 from camlint.inputs.latex.units import DocumentText, Sentence
 
 OUT_OF_SCOPE_ROLES = frozenset({"related", "introduction", "references", "acknowledgements"})

@@ -2,21 +2,13 @@
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import re
 from dataclasses import dataclass, field
 
-import yaml
-
 from camlint.core import items
+from camlint.core.wording import vocabulary_data, vocabulary_text
 
 FLAGS = 0   # patterns are lower case and run on lower-cased text: much faster than re.I
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def low(text: str) -> str:
-    """ASCII lower case: same length, so match offsets are offsets in the original text."""
-    return text.translate(_ASCII_LOWER)
 
 
 def _rx(pattern: str) -> re.Pattern:
@@ -92,10 +84,6 @@ def _entries(key: str, raw: list[dict]) -> list[Entry]:
     return out
 
 
-def vocabulary_text() -> str:
-    return (importlib.resources.files("camlint.extract") / "vocabulary.yaml").read_text(encoding="utf-8")
-
-
 _WORD_REF = re.compile(r"\{\{(\w+)\}\}")
 
 
@@ -109,12 +97,6 @@ def _expand(node, words: dict):
     if isinstance(node, dict):
         return {k: _expand(x, words) for k, x in node.items()}
     return node
-
-
-@functools.lru_cache(maxsize=1)
-def vocabulary_data() -> dict:
-    """vocabulary.yaml as plain data, for its word lists (section roles, abbreviations); do not modify."""
-    return yaml.load(vocabulary_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 @functools.lru_cache(maxsize=1)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from camlint.core.errors import InputError
 from camlint.extract import _cam_method_pattern
-from camlint.extract.vocab import low, vocabulary
+from camlint.extract.vocab import vocabulary
+from camlint.core.wording import low
 from camlint.inputs.kinds import front_end_of
 from camlint.inputs.latex.source import decode
 from camlint.inputs.markdown import MAX_BYTES

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from camlint.core.keys import REPORTED
-from camlint.extract.vocab import low, vocabulary
+from camlint.extract.vocab import vocabulary
+from camlint.core.wording import low
 from camlint.rules import completeness
 from camlint.rules.base import Hit, Rule
 

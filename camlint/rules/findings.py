@@ -1,7 +1,7 @@
 """The result types every front end produces and every output format reads."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from camlint.core.severity import SEVERITIES, SEVERITY_RANK, Severity  # noqa: F401  (re-exported)

@@ -200,3 +200,8 @@ def clusters(S: np.ndarray, threshold: float) -> list[list[int]]:
     for i in range(len(S)):
         groups.setdefault(find(i), []).append(i)
     return sorted(groups.values(), key=len, reverse=True)
+
+
+def rounded_rows(m: np.ndarray) -> list:
+    """A square agreement matrix as JSON rows (4 decimals, NaN as null)."""
+    return [[None if np.isnan(v) else round(float(v), 4) for v in row] for row in m]

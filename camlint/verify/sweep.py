@@ -23,6 +23,7 @@ from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import load_input, preprocessing_config
 from camlint.verify.spec import Procedure, SpecError, procedure_from
+from camlint.verify.sweep_report import sweep_findings
 
 def default_axis(key: str) -> list:
     """What an open key may be when the spec leaves it open: its item's sweep axis (--space FILE overrides)."""
@@ -73,15 +74,11 @@ class SweepResult:
                          for i, v in enumerate(self.variants)],
             "dropped": [{"label": lab, "why": why} for lab, why in self.dropped],
             "inputs": self.inputs,
-            "agreement": {"spearman": _matrix(self.spearman), "top10_iou": _matrix(self.iou)},
+            "agreement": {"spearman": compare.rounded_rows(self.spearman), "top10_iou": compare.rounded_rows(self.iou)},
             "clusters": [[self.variants[i].label for i in c] for c in self.clusters],
             "verdict": self.verdict,
             "findings": [f.to_json() for f in self.findings],
         }
-
-
-def _matrix(m: np.ndarray) -> list:
-    return [[None if np.isnan(v) else round(float(v), 4) for v in row] for row in m]
 
 
 def open_keys(data: dict) -> list[str]:
@@ -247,7 +244,6 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
         acc.add(finals, [compare.localization(m, item.box, spec.pointing_px) for m in finals]
                 if item.box is not None else None)
     _summarise(result, acc, agree)
-    from camlint.verify.sweep_report import sweep_findings
 
     result.findings = sweep_findings(result, loaded)
     return result

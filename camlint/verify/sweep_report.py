@@ -11,7 +11,7 @@ import numpy as np
 from camlint.verify.report import SEP, file_stems
 from camlint.rules.verify import DEGENERATE_MAP, OPEN_KEYS_CHANGE_MAP, finding
 from camlint.verify.spec import SpecError
-from camlint.verify.sweep import _matrix
+from camlint.verify.compare import rounded_rows
 
 
 def _open_key_line(r, loaded) -> int:
@@ -49,8 +49,8 @@ def write_outputs(r, out: Path, max_inputs: int = 8) -> list[Path]:
     import io
 
     files = {"sweep.json": json.dumps(r.to_json(), indent=2) + "\n",
-             "agreement.json": json.dumps({"labels": [v.label for v in r.variants], "spearman": _matrix(r.spearman),
-                                           "top10_iou": _matrix(r.iou)}, indent=2) + "\n"}
+             "agreement.json": json.dumps({"labels": [v.label for v in r.variants], "spearman": rounded_rows(r.spearman),
+                                           "top10_iou": rounded_rows(r.iou)}, indent=2) + "\n"}
     for name, stem in list(file_stems(r.inputs).items())[:max_inputs]:
         buf = io.BytesIO()
         grid_figure(r, name).save(buf, format="PNG")

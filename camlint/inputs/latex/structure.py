@@ -17,6 +17,7 @@ from camlint.inputs.latex.braces import group_ends, unescaped
 from camlint.inputs.latex.macros import expand_macro_body
 from camlint.inputs.latex.project import Project
 from camlint.inputs.latex.source import RawBlock, SourceFile
+from camlint.core.wording import vocabulary_data
 from camlint.inputs.latex.units import DocumentText, Section, Unit, UnitBuilder
 
 # the optional argument excludes '[': a scan stops at the next `\section[` (linear time)
@@ -42,7 +43,6 @@ class Chunk:
 
 @functools.lru_cache(maxsize=1)
 def _role_words() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    from camlint.extract.vocab import vocabulary_data   # camlint.extract's package imports this module
 
     return tuple((role, tuple(words)) for role, words in vocabulary_data()["section_roles"].items())
 

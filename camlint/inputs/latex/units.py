@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from camlint.inputs.latex.source import RawBlock, SourceFile
-from camlint.rules.base import Hit
+from camlint.core.wording import low, vocabulary_data
+from camlint.rules.findings import Hit
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z(\[\\$\"`0-9])")
 MAX_SENTENCE = 1500   # longer "sentences" (no punctuation) are read in windows
@@ -114,7 +115,6 @@ class Sentence:
     @functools.cached_property
     def low(self) -> str:
         """The text in ASCII lower case (same offsets) for the vocabulary's patterns."""
-        from camlint.extract.vocab import low   # camlint.extract's package imports this module
 
         return low(self.text)
 
@@ -139,7 +139,6 @@ class DocumentText:
 @functools.lru_cache(maxsize=1)
 def _abbreviation() -> re.Pattern:
     """A period after one of the vocabulary's abbreviations (e.g., Fig., et al.) ends no sentence."""
-    from camlint.extract.vocab import vocabulary_data   # camlint.extract's package imports this module
 
     words = "|".join(re.escape(w) for w in vocabulary_data()["abbreviations"])
     return re.compile(rf"(?:\b(?:{words})\.)$", re.I)
