@@ -48,7 +48,7 @@ class RunWalker(lw.LatexWalker):
 
     def get_token(self, pos, include_brace_chars=None, environments=True,
                   keep_inline_math=None, parsing_state=None, **kwargs):
-        if not kwargs and sys._getframe(1).f_code is _DO_READ:
+        if not kwargs and parsing_state is not None and sys._getframe(1).f_code is _DO_READ:
             tok = self._plain_run(pos, include_brace_chars, parsing_state)
             if tok is not None:
                 return tok
@@ -58,16 +58,17 @@ class RunWalker(lw.LatexWalker):
     def _plain_run(self, pos, include_brace_chars, parsing_state):
         """The 'char' token of the plain text at pos (with the spaces before it), or None where
         pos starts anything else (a macro, a brace, math, a special, a paragraph break, the end)."""
-        state = parsing_state if parsing_state is not None else self.make_parsing_state()
-        first = getattr(state.latex_context.test_for_specials, "first_chars", None)
+        first = getattr(parsing_state.latex_context.test_for_specials, "first_chars", None)
         if first is None:
             return None
         s = self.s
         start = _SPACES.match(s, pos).end()
-        braces = "".join(a + b for a, b in include_brace_chars or ())
-        end = _run_pattern(_NOT_PLAIN + first + braces).match(s, start)
-        if end is None:
+        stops = _NOT_PLAIN + first
+        if include_brace_chars:
+            stops += "".join(a + b for a, b in include_brace_chars)
+        m = _run_pattern(stops).match(s, start)
+        if m is None:
             return None
-        end = end.end()
+        end = m.end()
         return lw.LatexToken(tok="char", arg=s[start:end], pos=start, len=end - start,
                              pre_space=s[pos:start])
