@@ -11,6 +11,7 @@ from pylatexenc import latexwalker as lw
 from camlint.inputs.latex import mathtext as M
 from camlint.inputs.latex.source import SourceFile
 from camlint.inputs.latex.units import Citation, Section, Unit, UnitBuilder
+from camlint.inputs.latex.walker import RunWalker
 
 ARITY_MARK = "#"   # macros with arguments are stored as "name#n" -> body with #1..#n
 MAX_MACRO_CHARS = 500
@@ -254,11 +255,12 @@ def _specials_by_first_char(db):
             if len(chars) > best_len and s.startswith(chars, pos):
                 best, best_len = spec, len(chars)
         return best
+    test_for_specials.first_chars = "".join(sorted(table))   # read by walker.RunWalker
     return test_for_specials
 
 
 def _walk(chunk: str):
-    walker = lw.LatexWalker(chunk, tolerant_parsing=True, latex_context=latex_context())
+    walker = RunWalker(chunk, tolerant_parsing=True, latex_context=latex_context())
     nodes, _, _ = walker.get_latex_nodes()
     return nodes
 
