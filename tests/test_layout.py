@@ -34,9 +34,13 @@ def test_no_function_over_the_line_limit():
 
 
 def _module_level_imports(tree: ast.Module, known: set[str]) -> set[str]:
-    """camlint modules imported when the module is imported (not inside functions)."""
+    """camlint modules a module imports, at its top or inside a function (a lazy import for speed
+    is fine, a lazy import that hides a cycle is not); annotations-only imports do not count."""
     out = set()
-    for node in tree.body:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            node.body = []
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("camlint"):
             for alias in node.names:
                 full = f"{node.module}.{alias.name}"
