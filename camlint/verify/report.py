@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from camlint import __version__
 from camlint.rules.findings import DocumentReport, Finding
+from camlint.safety.safe_write import UnsafeTarget, write_atomic
+from camlint.verify.specvalues import SpecError
 
 
 @dataclass
@@ -117,3 +120,15 @@ def comparison_title(res: InputResult) -> str:
     return (f"{res.input} vs {c['artifact']} ({c['stage']} map): {verdict}. max_abs {c['max_abs']:.3g}, "
             f"pearson {c['pearson']:.6f}, spearman {c['spearman']:.4f}, {sketch}; "
             f"tolerance {tolerance_text(c['tolerance'])}")
+
+
+def write_files(folder: Path, files: dict[str, bytes], option: str) -> list[Path]:
+    """Write {name: bytes} into `folder` (never through a link, never half-written); a failure is a
+    SpecError naming the option that chose the folder."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for file_name, data in files.items():
+            write_atomic(folder / file_name, data)
+    except (OSError, UnsafeTarget) as exc:
+        raise SpecError([f"{option} {folder}: cannot write ({exc})"]) from None
+    return [folder / f for f in files]

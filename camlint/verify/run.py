@@ -18,7 +18,8 @@ from camlint.verify.model import build_model, sha256_of
 from camlint.rules.registry import BY_CODE
 from camlint.rules.verify import (DEGENERATE_MAP, MAP_NOT_REPRODUCED, NONDETERMINISTIC_RUN,
                                   TOLERANCE_ACCEPTS_CONSTANT, finding)
-from camlint.verify.report import InputResult, SEP, VerifyReport, comparison_title, file_stems, tolerance_text
+from camlint.verify.report import (InputResult, SEP, VerifyReport, comparison_title, file_stems,
+                                   tolerance_text, write_files)
 from camlint.verify.spec import ExecSpec, SpecError, exec_spec, with_lines
 
 DETERMINISM_ATOL = 1e-6
@@ -342,8 +343,6 @@ def write_maps(folder: Path, stem: str, res: InputResult) -> None:
 
     from PIL import Image
 
-    from camlint.safety.safe_write import UnsafeTarget, write_atomic
-
     npy, png = io.BytesIO(), io.BytesIO()
     np.save(npy, res.final.astype(np.float32))
     Image.fromarray(overlay(res.picture, res.final)).save(png, format="PNG")
@@ -353,9 +352,4 @@ def write_maps(folder: Path, stem: str, res: InputResult) -> None:
         ours = res.final if res.comparison["stage"] == "final" else res.raw
         comparison_figure(res.picture, res.reported, ours, comparison_title(res), res.box).save(buf, format="PNG")
         files[f"{stem}{SEP}compare.png"] = buf.getvalue()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, data in files.items():
-            write_atomic(folder / name, data)
-    except (OSError, UnsafeTarget) as exc:
-        raise SpecError([f"--maps-out {folder}: cannot write ({exc})"]) from None
+    write_files(folder, files, "--maps-out")

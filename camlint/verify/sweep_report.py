@@ -8,9 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from camlint.verify.report import SEP, file_stems
+from camlint.verify.report import SEP, file_stems, write_files
 from camlint.rules.verify import DEGENERATE_MAP, OPEN_KEYS_CHANGE_MAP, finding
-from camlint.verify.spec import SpecError
 from camlint.verify.compare import rounded_rows
 
 
@@ -55,7 +54,7 @@ def write_outputs(r, out: Path, max_inputs: int = 8) -> list[Path]:
         buf = io.BytesIO()
         grid_figure(r, name).save(buf, format="PNG")
         files[f"grid{SEP}{stem}.png"] = buf.getvalue()
-    return _write_all(out, files, "--out")
+    return write_files(out, files, "--out")
 
 
 def write_variant_maps(r, folder: Path) -> list[Path]:
@@ -73,19 +72,7 @@ def write_variant_maps(r, folder: Path) -> list[Path]:
             buf = io.BytesIO()
             np.save(buf, np.asarray(m, dtype=np.float32))
             files[f"{stems[name]}{SEP}v{i:0{width}d}.npy"] = buf.getvalue()
-    return _write_all(folder, files, "--maps-out")
-
-
-def _write_all(folder: Path, files: dict, option: str) -> list[Path]:
-    from camlint.safety.safe_write import UnsafeTarget, write_atomic
-
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for file_name, data in files.items():
-            write_atomic(folder / file_name, data)
-    except (OSError, UnsafeTarget) as exc:
-        raise SpecError([f"{option} {folder}: cannot write ({exc})"]) from None
-    return [folder / f for f in files]
+    return write_files(folder, files, "--maps-out")
 
 
 GREEN, RED, GREY = (0, 160, 0), (200, 0, 0), (150, 150, 150)

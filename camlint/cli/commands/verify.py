@@ -67,14 +67,11 @@ def verify(spec, device, maps_out, fmt, output, repeat, force):
     _require_file(spec)
     with StderrProgress(f"verify {spec.name}") as progress:
         _engine_or_exit("verify", progress)
-        from camlint.verify.run import verify as run_verify, writable_folder
+        from camlint.verify.run import verify as run_verify
         from camlint.verify.spec import SpecError
 
         try:
-            if output:
-                writable_folder(Path(output).absolute().parent, "-o")
-                if Path(output).is_dir():
-                    raise SpecError([f"-o {output}: is a folder"])
+            _check_output(output)
             report = run_verify(spec, device=device, maps_out=maps_out, progress=progress, force=force,
                                 repeat=repeat)
         except SpecError as exc:
@@ -86,6 +83,17 @@ def verify(spec, device, maps_out, fmt, output, repeat, force):
             sys.exit(EXIT_INPUT)
     _emit_report("verify", fmt, report, output)
     sys.exit(EXIT_FINDINGS if report.reproduced is False else EXIT_OK)
+
+
+def _check_output(output) -> None:
+    """-o FILE of verify and sweep: a file in a folder camlint may write to (SpecError if not)."""
+    from camlint.verify.run import writable_folder
+    from camlint.verify.spec import SpecError
+
+    if output:
+        writable_folder(Path(output).absolute().parent, "-o")
+        if Path(output).is_dir():
+            raise SpecError([f"-o {output}: is a folder"])
 
 
 def _emit_report(command: str, fmt: str, report, output) -> None:
@@ -127,8 +135,7 @@ def sweep(spec, out_dir, space, max_variants, agree, device, fmt, output, force,
         from camlint.verify.sweep_report import write_outputs, write_variant_maps
 
         try:
-            if output:
-                writable_folder(Path(output).absolute().parent, "-o")
+            _check_output(output)
             writable_folder(maps_out, "--maps-out")
             result = sw.sweep(spec, sw.load_space(space), cap=max_variants, device=device, agree=agree,
                               out=out_dir, force=force, progress=progress)
