@@ -199,6 +199,9 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
         for key in in_scope_keys:
             mentions[key].extend(Mn.find(vocab, key, s))
     mentions["tokens"].extend(_model_has_no_prefix_tokens(vocab, sentences, in_scope, scope))
+    if result.uses_cam:     # what the CAM scope says nowhere: the learned ranker proposes lines to parse
+        from camlint.extract.ranker import propose_mentions
+        propose_mentions(vocab, mentions, sentences, in_scope, scope)
     result.mentions = mentions
     values, evidence = {}, {}
     values["model"], evidence["model"] = special.decide_model(sentences, scope, vocab)
