@@ -18,6 +18,8 @@ import gzip
 import importlib.resources
 import json
 
+from camlint.core.vocab import ATTENTION_LOCATIONS
+from camlint.core.values import location_point
 from camlint.extract import linefeatures as LF
 from camlint.extract import mentions as Mn
 
@@ -76,7 +78,9 @@ def candidates(key: str, sentences, scorer: LineScorer, threshold: float) -> lis
 def propose_mentions(vocab, mentions: dict, sentences, in_scope, scope) -> None:
     """For each ranked key with no mention: read the ranker's candidate sentences of the paper's
     own work (outside the CAM scope already read) with the key's parsers; add what they find."""
-    todo = [k for k in RANKED_KEYS if not mentions[k]]
+    attention = any(location_point(m.value) in ATTENTION_LOCATIONS for m in mentions["location"])
+    # heads apply only to an attention-matrix location: otherwise not applicable, whatever is found
+    todo = [k for k in RANKED_KEYS if not mentions[k] and (k != "heads" or attention)]
     if not todo:
         return
     seen = {id(s) for s in in_scope}
