@@ -93,17 +93,19 @@ def test_a_retrain_is_deterministic_and_ranks_the_stated_lines_first(shared_dir)
 def test_the_ranker_finds_what_the_cam_scope_misses_and_the_parsers_read_it(tmp_path, monkeypatch):
     path = write_project(tmp_path, {"main.tex": SETUP_PAPER})
     before = _without_ranker(monkeypatch, path)
-    assert before["reshape"] == before["tokens"] == before["relu"] == "missing"
+    found = ("location", "tokens", "reshape", "relu")
+    assert {before[k] for k in found} == {"missing"}
     doc = doc_of(path)
     after = statuses(doc)
-    assert after["reshape"] == after["tokens"] == after["relu"] == "reported"
+    assert {after[k] for k in found} == {"reported"}
     assert doc["checklist"]["reshape"]["value"] == {"grid": [14, 14]}
     assert doc["checklist"]["tokens"]["value"] == {"drop": ["cls"]}
+    assert doc["checklist"]["location"]["value"] == "F1"        # the first LayerNorm: pre-attention
+    assert [e["line"] for e in doc["checklist"]["location"]["evidence"]] == [15]
     assert [e["line"] for e in doc["checklist"]["reshape"]["evidence"]] == [16]
     assert [e["line"] for e in doc["checklist"]["relu"]["evidence"]] == [17]
     # nothing else changed: the ranker only adds where a parser reads a proposed line
-    assert {k: v for k, v in after.items() if k not in ("reshape", "tokens", "relu")} == \
-           {k: v for k, v in before.items() if k not in ("reshape", "tokens", "relu")}
+    assert {k: v for k, v in after.items() if k not in found} == {k: v for k, v in before.items() if k not in found}
 
 
 CNN_BASELINE_PAPER = PREAMBLE + r"""\section{Model}
