@@ -84,7 +84,8 @@ def propose_mentions(vocab, mentions: dict, sentences, in_scope, scope) -> None:
     if not todo:
         return
     seen = {id(s) for s in in_scope}
-    own = [s for s in sentences if id(s) not in seen and s.unit.kind not in ("heading", "title")
+    # a table row is a CAM setting only in a table the CAM text points to (scope decides that)
+    own = [s for s in sentences if id(s) not in seen and s.unit.kind not in ("heading", "title", "row")
            and scope.role_ok(s) and s.section.role != "introduction" and scope.attribution.own(s)]
     scorer = None
     for key in todo:
