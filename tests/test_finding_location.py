@@ -104,3 +104,15 @@ def test_a_huggingface_model_gets_huggingface_module_names(tmp_path):
                            "explain it with Grad-CAM for the predicted class.")
     assert "vit.encoder.layer.11.layernorm_before" in hints["CAM104"]
     assert "blocks[" not in hints["CAM104"] and "vit.encoder.layer.11" in hints["CAM103"]
+
+
+def test_a_text_without_headings_points_at_the_paragraph_that_describes_the_maps(tmp_path):
+    path = tmp_path / "paper.txt"
+    path.write_text("Grad-CAM for ViT-based plankton classification\n\n"
+                    "We classify plankton with a ViT-B/16 and explain it with Grad-CAM.\n\n"
+                    "We collected 10,000 images from three cruises.\n\n"
+                    "Maps are computed with Grad-CAM at the last block of the ViT-B/16,\n"
+                    "for the predicted class; the [CLS] token is dropped before the reshape.\n")
+    doc = doc_of(path)
+    lines = {f["line"] for f in doc["findings"] if f["code"].startswith("CAM1") and f["severity"] == "error"}
+    assert lines == {7}

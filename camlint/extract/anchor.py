@@ -21,51 +21,57 @@ _PROSE, _TABLES = frozenset({"text", "item", "footnote"}), frozenset({"row", "co
 
 def anchor(method_mentions: list, evidence: dict, in_scope: list[Sentence], sentences: list[Sentence],
            cam_titles: set[int]) -> tuple | None:
-    own = [s for s in in_scope if _own(s)]
-    home = _procedure_section(evidence, own, cam_titles)
+    # A document without headings (a plain text, a bare LaTeX body) is one front section: there
+    # the paragraph that holds most of the evidence stands for the section.
+    sectioned = any(s.section.role != "front" for s in sentences)
+    not_here = _NOT_HERE if sectioned else _NOT_HERE - {"front"}
+
+    def own(s: Sentence) -> bool:
+        return s.section.role not in not_here and s.unit.kind not in ("title", "heading")
+
+    def group(s: Sentence) -> int:
+        return s.section.index if sectioned else id(s.unit)
+
+    mine = [s for s in in_scope if own(s)]
+    home = _procedure_home(evidence, mine, group, cam_titles if sectioned else set())
     if home is not None:
-        named = [m for m in method_mentions if m.sentence.section.index == home
-                 and m.sentence.unit.kind in _PROSE]
+        named = [m for m in method_mentions if group(m.sentence) == home and m.sentence.unit.kind in _PROSE]
         if named:
             return named[0].position()
-        return _at_text(_first([s for s in own if s.section.index == home], lambda s: s))
-    titled = [m for m in method_mentions if m.sentence.section.index in cam_titles and _own(m.sentence)]
+        return _at_text(_first([s for s in mine if group(s) == home], lambda s: s))
+    titled = [m for m in method_mentions if m.sentence.section.index in cam_titles and own(m.sentence)]
     if titled:
         return _first(titled, lambda m: m.sentence).position()
-    ranked = [s for s in own if s.section.index in cam_titles]
+    ranked = [s for s in mine if s.section.index in cam_titles]
     if ranked:
         return _at_text(_first(ranked, lambda s: s))
-    mentions = [m for m in method_mentions if _own(m.sentence)] or method_mentions
+    mentions = [m for m in method_mentions if own(m.sentence)] or method_mentions
     if mentions:
         return _first(mentions, lambda m: m.sentence).position()
-    for s in own + in_scope + sentences:
+    for s in mine + in_scope + sentences:
         return _at_text(s)
     return None
 
 
-def _own(s: Sentence) -> bool:
-    return s.section.role not in _NOT_HERE and s.unit.kind not in ("title", "heading")
-
-
-def _procedure_section(evidence: dict, own: list[Sentence], cam_titles: set[int]) -> int | None:
-    """The own section holding the most items' evidence (at least one), or None."""
+def _procedure_home(evidence: dict, own: list[Sentence], group, cam_titles: set[int]) -> int | None:
+    """The own section (or paragraph, see `group`) holding the most items' evidence, or None."""
     where: dict[tuple[str, int], int] = {}
     for s in own:
         first, last = s.line_col(0)[0], s.line_col(max(len(s.text) - 1, 0))[0]
         for line in range(first, last + 1):
-            where.setdefault((s.unit.file.display, line), s.section.index)
+            where.setdefault((s.unit.file.display, line), group(s))
     items: dict[int, set[str]] = {}
     for key, found in evidence.items():
         if key in _NOT_PROCEDURE:
             continue
         for ev in found or ():
-            section = where.get((ev.file, ev.line))
-            if section is not None:
-                items.setdefault(section, set()).add(key)
+            home = where.get((ev.file, ev.line))
+            if home is not None:
+                items.setdefault(home, set()).add(key)
     if not items:
         return None
-    order = {s.section.index: n for n, s in reversed(list(enumerate(own)))}
-    return max(items, key=lambda sec: (len(items[sec]), sec in cam_titles, -order.get(sec, 0)))
+    order = {group(s): n for n, s in reversed(list(enumerate(own)))}
+    return max(items, key=lambda h: (len(items[h]), h in cam_titles, -order.get(h, 0)))
 
 
 def _first(things: list, sentence_of):
