@@ -77,7 +77,7 @@ def test_degenerate_map_is_reported_with_its_cause(tmp_path):
         "method: {name: gradcam, preset: pytorch-grad-cam-vit}", "method: gradcam")
     spec.write_text(text.split("artifacts:")[0])
     proc = run_cli("verify", spec, "--format", "json")
-    assert proc.returncode == 2 and "CAM207" in proc.stderr      # camlint check already says why
+    assert proc.returncode == 2 and "CAM602" in proc.stderr      # camlint check already predicts it
     proc = run_cli("verify", spec, "--format", "json", "--force")
     assert proc.returncode == 1
     result = json.loads(proc.stdout)["results"][0]

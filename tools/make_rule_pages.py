@@ -10,8 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from camlint.rules.explain import GROUPS, page_name, rule_page  # noqa: E402
-from camlint.rules.registry import RETIRED, RULES  # noqa: E402
+from camlint.rules.explain import GROUPS, page_name, redirect_page, redirect_page_name, rule_page  # noqa: E402
+from camlint.rules.registry import BY_CODE, REDIRECTS, RETIRED, RULES  # noqa: E402
 
 
 def index() -> str:
@@ -29,6 +29,12 @@ def index() -> str:
             summary = r.summary.replace("|", "\\|")
             lines.append(f"| [{r.code}]({page_name(r)}) | {r.name} | {r.item or ''} | {r.severity} | {summary} |")
         lines.append("")
+    if REDIRECTS:
+        lines += ["## Redirected codes", "",
+                  "Codes whose concept moved into another rule; selectors and suppressions naming them still "
+                  "apply to the new rule, with a warning.", ""]
+        lines += [f"- [{old}]({redirect_page_name(old)}) {name}: now [{new}]({page_name(BY_CODE[new])}) "
+                  f"{BY_CODE[new].name}" for old, (name, new, _) in REDIRECTS.items()] + [""]
     if RETIRED:
         lines += ["## Retired codes (never reused)", ""] + [f"- {c}: {why}" for c, why in RETIRED.items()] + [""]
     return "\n".join(lines)
@@ -36,6 +42,7 @@ def index() -> str:
 
 def pages() -> dict[str, str]:
     out = {page_name(r): rule_page(r) for r in RULES}
+    out.update({redirect_page_name(old): redirect_page(old) for old in REDIRECTS})
     out["README.md"] = index()
     return out
 

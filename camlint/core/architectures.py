@@ -8,7 +8,7 @@ swin_tiny_patch4_window7_224); papers write ViT-B/16, DeiT-S, Swin-T.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _VIT_SIZES = {  # size -> (depth, embed_dim, heads)
     "tiny": (12, 192, 3), "small": (12, 384, 6), "base": (12, 768, 12), "medium": (12, 512, 8),
@@ -58,7 +58,20 @@ def architecture_of(values: dict, input_size: int | None = None) -> ArchInfo | N
             size = crop
         elif isinstance(crop, list) and crop and isinstance(crop[0], int):
             size = crop[0]
-    return arch_info(name, img_size=size or input_size)
+    info = arch_info(name, img_size=size or input_size)
+    return _with_registers(info, " ".join(str(v) for v in model.values()) if isinstance(model, dict) else "")
+
+
+def _with_registers(info: ArchInfo | None, words: str):
+    """"DINOv2 ViT-S/14 with registers" in the weights: the register tokens the name leaves out
+    (Darcet et al. release 4 per model)."""
+    words = words.lower()
+    if info is None or info.family == "swin" or "reg" in info.name or not re.search(r"\bregisters?\b", words) \
+            or re.search(r"\b(?:no|without|w/o)\s+(?:\w+\s+)?registers?\b", words):
+        return info
+    n = re.search(r"\b(\d+) registers?\b|\breg(\d+)\b", words)
+    count = int(next(g for g in n.groups() if g)) if n else 4
+    return replace(info, num_prefix_tokens=info.num_prefix_tokens + count)
 
 
 def arch_info(name: str | None, img_size: int | None = None) -> ArchInfo | None:

@@ -13,6 +13,7 @@ from camlint.core import items
 from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
 from camlint.extract import special
+from camlint.extract.anchor import anchor
 from camlint.extract.attribution import Attribution
 from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
@@ -222,7 +223,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     values["relu"], evidence["relu"] = D.decide_single(mentions["relu"], multi_in_sentence=True)
     values["implementation"], evidence["implementation"] = special.decide_implementation(sentences, scope, vocab)
     result.values, result.evidence = values, evidence
-    result.anchor = _anchor(mentions["method"], in_scope, sentences, scope)
+    result.anchor = anchor(mentions["method"], evidence, in_scope, sentences, scope.cam_titles)
     result.bibliography = bibliography or {}
     own = {s.index for s in doc.sections if s.role not in ("related", "introduction", "references")}
     sizes = sorted((prio, pos) for prio, size, sec, pos in doc.raw_sizes if sec in own for pos in [size])
@@ -260,27 +261,3 @@ def _presets_followed(in_scope: list[Sentence], bib: dict) -> list:
                 line, col = s.line_col(0)
                 found.append((p, Evidence(s.unit.file.display, line, col, " ".join(s.text.split())[:100])))
     return found
-
-
-def _anchor(method_mentions: list, in_scope: list[Sentence], sentences: list[Sentence], scope: Scope) -> tuple | None:
-    """Where document-level findings (missing items) point: the CAM method section, where the
-    author has to write them; not the title or the abstract."""
-    def own_section(s: Sentence) -> bool:
-        return s.section.role not in ("abstract", "front", "introduction", "conclusion")
-
-    def at_text(s: Sentence) -> tuple:
-        line, col = s.line_col(len(s.text) - len(s.text.lstrip()))
-        return s.unit.file.display, line, col
-
-    in_cam = [m for m in method_mentions if m.sentence.section.index in scope.cam_titles and own_section(m.sentence)]
-    if in_cam:
-        return in_cam[0].position()
-    ranked = [s for s in in_scope if s.section.index in scope.cam_titles and own_section(s)]
-    if ranked:
-        return at_text(ranked[0])
-    mentions = [m for m in method_mentions if own_section(m.sentence)] or method_mentions
-    if mentions:
-        return mentions[0].position()
-    for s in [s for s in in_scope if own_section(s)] + in_scope + sentences:
-        return at_text(s)
-    return None

@@ -145,7 +145,10 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
                     value, data = parsed
                 if entry.parse == "grid" and not_a_grid.search(text[max(0, m.start() - 30):m.start()]):
                     continue
-                if negated(vocab, text, m.start()):
+                # "the class token, so we do not discard it": for an entry that knows its negated
+                # reading, a cue in the match's last clause negates as one before it does
+                if negated(vocab, text, m.start()) or (
+                        entry.negated and vocab.negation.search(clause_before(m.group(0), m.end() - m.start(), 200))):
                     if entry.negated in (None, "skip"):
                         continue
                     value = entry.negated

@@ -5,6 +5,7 @@ from camlint.core import items
 from camlint.core.item import Item
 from camlint.checklist.judge import open_slots
 from camlint.core.keys import MISSING, PARTIAL
+from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 
 
@@ -20,7 +21,7 @@ def _check_for(item: Item):
             return
         status = a.statuses.get(item.key)
         value = a.values.get(item.key)
-        hint = model_hint(item.key, a.arch)
+        hint = model_hint(item.key, a)
         if status == MISSING:
             file, line, col = a.anchor
             yield Hit(item.advice.missing, file, line, col, hint=hint)
@@ -33,27 +34,17 @@ def _check_for(item: Item):
     return check
 
 
-_SWIN_HINTS = {
-    "layer": "Name the Swin stage (1-4) and the block within it, e.g. the last block of stage 4 "
-             "(layers[-1].blocks[-1]).",
-    "location": "Name the point in the Swin block: the norm1 output (layers[-1].blocks[-1].norm1), the "
-                "windowed attention, or the block output; Swin keeps (B, H, W, C) maps per stage.",
-    "reshape": "Swin stages are already spatial: give the stage's grid (input / (4 * 2^(stage-1)), e.g. "
-               "7 x 7 at stage 4 for 224 px) or say that no reshape is needed.",
-}
+def model_hint(key: str, a) -> str | None:
+    """A hint in the words of the paper's model (camlint.core.model_advice), else None."""
+    from camlint.core.model_advice import model_hint as hint_for
 
-
-def model_hint(key: str, arch) -> str | None:
-    """A hint that speaks of the paper's model (Swin stages, the model's own grid)."""
-    if arch is None:
+    if a.arch is None:
         return None
-    if arch.family == "swin":
-        return _SWIN_HINTS.get(key)
-    if key == "reshape" and getattr(arch, "size_known", False) and arch.patch:
-        g = arch.img_size // arch.patch
-        return (f"Give the grid: {arch.img_size} px / patch {arch.patch} = {g} x {g} for {arch.name}, "
-                "and the order (row-major).")
-    return None
+    model = a.values.get("model")
+    name = model.get("arch") if isinstance(model, dict) else model
+    ev = [e.text for k in ("model", "layer", "location") for e in a.evidence.get(k) or []]
+    words = " ".join([str(model), *ev])
+    return hint_for(key, a.arch, name if isinstance(name, str) else "", words, F.grid(a.values.get("reshape")))
 
 
 def _rule(n: int, item: Item) -> Rule:

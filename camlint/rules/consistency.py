@@ -186,41 +186,6 @@ HEADS_FOR_NON_ATTENTION = Rule(
 )
 
 
-def check_zero_gradient_location(a):
-    info = a.arch
-    if not (a.uses_cam and info and info.global_pool == "token" and info.family != "swin"):
-        return
-    point = F.point(a.values.get("location"))
-    if point not in F.ZERO_GRADIENT_LOCATIONS or not F.is_last_block(a.values.get("layer"), info.depth):
-        return
-    if F.method(a.values.get("method")) in F.CLASS_AGNOSTIC_METHODS:   # no target: no gradient
-        return
-    drop = F.dropped(a.values.get("tokens")) or []
-    weighting = F.canonical_single("weighting", a.values.get("weighting"))
-    if "cls" not in drop and weighting not in F.ELEMENTWISE:
-        return   # the [CLS] gradient enters the weights: the map is not zero
-    file, line, col = a.where("location")
-    yield Hit(f"in the last block of a [CLS]-pooled model, {point} reaches the output only through "
-              "[CLS]: the patch-token gradients are exactly zero, so this map is identically zero",
-              file, line, col)
-
-
-ZERO_GRADIENT_LOCATION = Rule(
-    code="CAM207", name="zero-gradient-location", item="location", severity="error",
-    summary="Last block, location F3a-F6, [CLS]-pooled classifier: the map is identically zero.",
-    rationale="With token pooling the last block's patch outputs never reach the logit, so their "
-              "gradients are exactly zero at F3-F6 (pytorch-grad-cam's tutorial warns of this). A "
-              "paper showing non-zero maps cannot have computed them this way.",
-    bad="Grad-CAM is computed at the block output (F6) of the last block of our ViT-B/16; the "
-        "[CLS] token is discarded before reshaping.",
-    good="Grad-CAM is computed at the norm1 output (F1) of the last block of our ViT-B/16; the "
-         "[CLS] token is discarded before reshaping.",
-    hint="Use F1 of the last block (its output feeds the last attention) or any location of an "
-         "earlier block, or a model with average pooling.",
-    check=check_zero_gradient_location,
-)
-
-
 def _prose_target(a, slot: str):
     """Target mentions, one statement per sentence: a sentence that names two kinds contrasts
     them ("the logit, not the probability"), one that names two classes is an apposition; kinds
@@ -355,5 +320,5 @@ PROSE_CONTRADICTS_SPEC = Rule(
 )
 
 RULES = (PREFIX_TOKENS_IN_GRID, GRID_DOES_NOT_MATCH_INPUT, BLOCK_BEYOND_DEPTH, CLS_IN_MODEL_WITHOUT_CLS,
-         ATTENTION_LOCATION_WITHOUT_HEADS, HEADS_FOR_NON_ATTENTION, ZERO_GRADIENT_LOCATION,
+         ATTENTION_LOCATION_WITHOUT_HEADS, HEADS_FOR_NON_ATTENTION,
          CONFLICTING_TARGET_KIND, CONFLICTING_TARGET_CLASS, PROSE_CONTRADICTS_SPEC)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from camlint.rules.registry import BY_CODE, BY_NAME, RULES
+from camlint.rules.registry import BY_CODE, BY_NAME, REDIRECTS, RULES, redirect
 
 GROUPS = {
     "CAM0": "Input and suppressions", "CAM1": "Completeness", "CAM2": "Consistency",
@@ -81,20 +81,55 @@ def rule_page(rule) -> str:
 
 
 def _suppress_text(rule) -> str:
-    from camlint.rules.verify import VERIFY_ONLY
+    from camlint.rules.verify import ALSO_FROM_VERIFY, VERIFY_ONLY
 
-    if rule.code in VERIFY_ONLY:
-        return ("Reported by `camlint verify` or `camlint sweep` from re-executing the spec, at the spec line "
+    verified = ("Reported by `camlint verify` or `camlint sweep` from re-executing the spec, at the spec line "
                 "it concerns; fix the spec, the artifact or the tolerance (the exit status of verify is 1 "
                 "for an error-level finding).")
-    return (f"`% camlint: disable-next-line={rule.code} -- reason` before the line, "
+    if rule.code in VERIFY_ONLY:
+        return verified
+    lint = (f"`% camlint: disable-next-line={rule.code} -- reason` before the line, "
             f"`% camlint: disable={rule.code} -- reason` for the rest of the document, or "
             f"`x-camlint-ignore: [\"{rule.code} -- reason\"]` in a camspec file.")
+    if rule.code in ALSO_FROM_VERIFY:
+        return f"What `camlint check` predicts: {lint}\n\nWhat `camlint verify` observes: {verified}"
+    return lint
 
 
 def explain_rule(rule) -> str:
     return rule_page(rule)
 
 
+def redirect_page(old: str) -> str:
+    """The page of a code that moved into another rule (rules/CAM207-... keeps old links alive)."""
+    name, new, why = REDIRECTS[old]
+    rule = BY_CODE[new]
+    return "\n".join([
+        f"# {old} {name}: now {rule.code} {rule.name}",
+        "",
+        f"{old} ({name}) is now [{rule.code} {rule.name}]({page_name(rule)}): {why}.",
+        "",
+        f"A selector (`select`, `ignore`, `--select`, `per-file-ignores`, `severity`) or a suppression "
+        f"that names {old} or {name} applies to {rule.code}, with a warning (CAM010 for a suppression); "
+        f"write {rule.code}.",
+        "",
+    ])
+
+
+def explain_code(code: str) -> str | None:
+    """`camlint explain CODE`: the rule's page; for a redirected code, where it went and the new page."""
+    rule = find_rule(code)
+    if rule is not None:
+        return explain_rule(rule)
+    moved = redirect(code)
+    if moved is None:
+        return None
+    return redirect_page(moved[0]) + "\n" + explain_rule(moved[1])
+
+
 def page_name(rule) -> str:
     return f"{rule.code}-{rule.name}.md"
+
+
+def redirect_page_name(old: str) -> str:
+    return f"{old}-{REDIRECTS[old][0]}.md"

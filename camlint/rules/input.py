@@ -102,4 +102,20 @@ BLANKET_SUPPRESSION = Rule(
     check=lambda analysis: (),   # reported by camlint.rules.suppress
 )
 
-RULES = RULES + (UNUSED_SUPPRESSION, UNKNOWN_SUPPRESSION, MIXED_ENCODING, BLANKET_SUPPRESSION)
+REDIRECTED_SUPPRESSION = Rule(
+    code="CAM010", name="redirected-suppression-code", item=None, severity="warning",
+    summary="A camlint suppression names a code that moved into another rule (e.g. CAM207, now CAM602).",
+    rationale="The suppression still works (it applies to the rule the code moved to), but the old code "
+              "hides where the finding now comes from, and a reader looking it up finds no such rule.",
+    bad="% camlint: disable=CAM207 -- the maps come from an earlier block\n"
+        "Grad-CAM is computed at the block output (F6) of the last block of our ViT-B/16; the [CLS] "
+        "token is discarded before reshaping.",
+    good="% camlint: disable=CAM602 -- the maps come from an earlier block\n"
+         "Grad-CAM is computed at the block output (F6) of the last block of our ViT-B/16; the [CLS] "
+         "token is discarded before reshaping.",
+    hint="Write the new code the message names (camlint explain OLD says where a code went).",
+    check=lambda analysis: (),   # reported by camlint.rules.suppress
+)
+
+RULES = RULES + (UNUSED_SUPPRESSION, UNKNOWN_SUPPRESSION, MIXED_ENCODING, BLANKET_SUPPRESSION,
+                 REDIRECTED_SUPPRESSION)

@@ -8,6 +8,7 @@ what the layers before it decided (the command line's --select replaces the file
 from __future__ import annotations
 
 import difflib
+import warnings
 from dataclasses import dataclass
 
 from camlint.core.errors import InputError
@@ -15,13 +16,37 @@ from camlint.core.errors import InputError
 _EXACT = 100        # specificity of a full code or a rule name
 
 
+class RuleRedirected(UserWarning):
+    """A selector names a code that moved into another rule (the command line prints these)."""
+
+
+def resolved(selector: str) -> str:
+    """The selector itself, or the new code of a redirected code or name (CAM207 -> CAM602)."""
+    from camlint.rules.registry import redirect
+
+    moved = redirect(selector)
+    return moved[1].code if moved else selector.strip()
+
+
+def redirect_note(selector: str) -> str | None:
+    """What to say about a selector that names a redirected code, else None."""
+    from camlint.rules.registry import redirect
+
+    moved = redirect(selector)
+    if moved is None:
+        return None
+    old, rule = moved
+    return f"{selector.strip()!r} names {old}, which is now {rule.code} ({rule.name}); write {rule.code}"
+
+
 def matches(rule, selector: str) -> bool:
-    s = selector.strip()
+    s = resolved(selector)
     return (s.upper() == "ALL" or rule.code == s.upper() or rule.name == s.lower()
             or (s.upper().startswith("CAM") and rule.code.startswith(s.upper())))
 
 
 def specificity(rule, selector: str) -> int:
+    selector = resolved(selector)
     s = selector.strip().upper()
     if s == "ALL":
         return 0
@@ -52,6 +77,8 @@ def check_selectors(selectors, where: str, setting: str) -> list[str]:
                                               _candidates(), n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else " (camlint rules lists them)"
             raise InputError(f"{setting}: selector {raw!r} matches no rule{hint}", where)
+        if (note := redirect_note(sel)) is not None:
+            warnings.warn(RuleRedirected(f"{where + ': ' if where else ''}{setting}: {note}"), stacklevel=2)
         out.append(sel)
     return out
 

@@ -10,9 +10,10 @@ from dataclasses import dataclass, replace
 from camlint.rules.findings import Finding, cap_per_rule_and_file
 from camlint.rules.registry import BY_CODE, RULES
 from camlint.rules.base import Rule
-from camlint.rules.input import BLANKET_SUPPRESSION, UNKNOWN_SUPPRESSION, UNUSED_SUPPRESSION
+from camlint.rules.input import (BLANKET_SUPPRESSION, REDIRECTED_SUPPRESSION, UNKNOWN_SUPPRESSION,
+                                 UNUSED_SUPPRESSION)
 from camlint.rules.input import RULES as INPUT_RULES
-from camlint.rules.selectors import matches
+from camlint.rules.selectors import matches, redirect_note
 
 # Parsed in two linear steps (the head, then a split at "--"): one regex over the whole comment
 # backtracked quadratically on a 30 KB line of spaces.
@@ -133,7 +134,8 @@ def apply(analysis, findings: list[Finding]) -> tuple[list[Finding], list[Findin
 
 
 def _meta_findings(directives: list[Directive]):
-    """Suppressions that name unknown rules, hide nothing, or hide everything without a reason."""
+    """Suppressions that name unknown rules or redirected codes, hide nothing, or hide everything
+    without a reason."""
     known: dict[str, bool] = {}
     for d in directives:
         unknown = [s for s in d.selectors
@@ -142,6 +144,8 @@ def _meta_findings(directives: list[Directive]):
             yield _meta(UNKNOWN_SUPPRESSION, f"suppression names unknown rule(s) {', '.join(unknown)}", d)
         elif d.kind != "enable" and not d.used:
             yield _meta(UNUSED_SUPPRESSION, f"suppression of {', '.join(d.selectors)} suppresses nothing", d)
+        for note in filter(None, map(redirect_note, d.selectors)):
+            yield _meta(REDIRECTED_SUPPRESSION, f"suppression {note}", d)
         if d.kind != "enable" and not d.reason and any(s.strip().upper() in BLANKET for s in d.selectors):
             yield _meta(BLANKET_SUPPRESSION, f"suppression of {', '.join(d.selectors)} gives no reason", d)
 

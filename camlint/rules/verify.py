@@ -1,11 +1,13 @@
-"""CAM6xx: what re-executing a camspec shows (camlint verify and camlint sweep), and the one
-verification rule `camlint check` can decide alone: a map-changing value left to a default.
+"""CAM6xx: what re-executing a camspec shows (camlint verify and camlint sweep), and what
+`camlint check` can already tell about the same outcome from the text: a map-changing value left
+to a default (CAM604), and a map the architecture makes degenerate (CAM602, predicted).
 
 The verify-only rules have no lint check; camlint verify and sweep make their findings with
 `finding()`, located at the spec line they concern, so every output format carries them.
 """
 from __future__ import annotations
 
+from camlint.rules import facts as F
 from camlint.rules.findings import Finding
 from camlint.rules.base import Hit, Rule
 
@@ -28,15 +30,42 @@ MAP_NOT_REPRODUCED = Rule(
     check=_verify_only, example_format="yaml",
 )
 
+def check_zero_gradient_location(a):
+    """The map `camlint verify` would find all zero, predicted from the architecture: in the last
+    block of a [CLS]-pooled model the patch tokens reach the logit only through [CLS] at F3a-F6."""
+    info = a.arch
+    if not (a.uses_cam and info and info.global_pool == "token" and info.family != "swin"):
+        return
+    point = F.point(a.values.get("location"))
+    if point not in F.ZERO_GRADIENT_LOCATIONS or not F.is_last_block(a.values.get("layer"), info.depth):
+        return
+    if F.method(a.values.get("method")) in F.CLASS_AGNOSTIC_METHODS:   # no target: no gradient
+        return
+    drop = F.dropped(a.values.get("tokens")) or []
+    weighting = F.canonical_single("weighting", a.values.get("weighting"))
+    if "cls" not in drop and weighting not in F.ELEMENTWISE:
+        return   # the [CLS] gradient enters the weights: the map is not zero
+    file, line, col = a.where("location")
+    yield Hit(f"in the last block of a [CLS]-pooled model, {point} reaches the output only through "
+              "[CLS]: the patch-token gradients are exactly zero, so this map is identically zero",
+              file, line, col)
+
+
 DEGENERATE_MAP = Rule(
     code="CAM602", name="degenerate-map", item="location", severity="error",
-    summary="The recomputed map is constant, all zero or not finite.",
+    summary="The map is constant, all zero or not finite: recomputed by camlint verify, or predicted by "
+            "camlint check (last block, F3a-F6, [CLS]-pooled classifier).",
     rationale="A constant map carries no explanation; it usually means no gradient reaches the chosen "
-              "tokens (the last block's F3-F6 under a [CLS]-pooled head) or no target was set.",
-    bad="layer: {block: -1}\nlocation: F6\ntokens: {drop: [cls]}   # [CLS]-pooled ViT: zero patch gradients",
-    good="layer: {block: -1}\nlocation: F1\ntokens: {drop: [cls]}",
-    hint="Choose a location the gradient reaches (F1, or an earlier block), or set a target.",
-    check=_verify_only, example_format="yaml",
+              "tokens or no target was set. With token pooling the last block's patch outputs never "
+              "reach the logit, so their gradients are exactly zero at F3-F6 (pytorch-grad-cam's "
+              "tutorial warns of this): a paper showing non-zero maps cannot have computed them this way.",
+    bad="model: vit_base_patch16_224.augreg2_in21k_ft_in1k\nmethod: gradcam\nlayer: {block: -1}\n"
+        "location: F6\ntokens: {drop: [cls]}   # [CLS]-pooled ViT: zero patch gradients",
+    good="model: vit_base_patch16_224.augreg2_in21k_ft_in1k\nmethod: gradcam\nlayer: {block: -1}\n"
+         "location: F1\ntokens: {drop: [cls]}",
+    hint="Choose a location the gradient reaches (F1 of the last block, whose output feeds the last "
+         "attention, or any location of an earlier block), a model with average pooling, or set a target.",
+    check=check_zero_gradient_location, example_format="yaml",
 )
 
 NONDETERMINISTIC_RUN = Rule(
@@ -121,6 +150,8 @@ RULES = (MAP_NOT_REPRODUCED, DEGENERATE_MAP, NONDETERMINISTIC_RUN, VALUE_FROM_DE
 
 # Rules whose findings only re-execution makes (their bad examples are run by tests/test_verify_findings.py).
 VERIFY_ONLY = frozenset(r.code for r in RULES if r.check is _verify_only)
+# Rules that camlint check predicts and camlint verify or sweep also reports when it runs.
+ALSO_FROM_VERIFY = frozenset({DEGENERATE_MAP.code})
 
 
 def finding(rule: Rule, message: str, file: str, line: int, col: int = 1, severity: str | None = None,

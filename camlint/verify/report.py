@@ -71,7 +71,11 @@ class VerifyReport:
 
 
 def merged(lint: DocumentReport | None, found: list[Finding]) -> list[Finding]:
-    lint_findings = list(lint.findings) if lint is not None else []
+    """Lint findings and verify's; where verify observes what check predicted (CAM602 at the same
+    spec line), the observation replaces the prediction."""
+    observed = {(f.code, f.file, f.line) for f in found}
+    lint_findings = [f for f in (lint.findings if lint is not None else [])
+                     if (f.code, f.file, f.line) not in observed]
     return sorted(lint_findings + found, key=lambda f: (f.file, f.line, f.col, f.code))
 
 

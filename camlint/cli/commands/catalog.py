@@ -49,10 +49,10 @@ def rules(fmt):
 @click.argument("code")
 def explain(code):
     """Explain a rule: what it checks, why it matters, bad and good examples, how to fix."""
-    from camlint.rules.explain import explain_rule, find_rule
+    from camlint.rules.explain import explain_code
 
-    rule = find_rule(code)
-    if rule is None:
+    page = explain_code(code)
+    if page is None:
         click.echo(f"camlint: unknown rule {code!r} (camlint rules lists them)", err=True)
         sys.exit(EXIT_INPUT)
-    click.echo(explain_rule(rule), nl=False)
+    click.echo(page, nl=False)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from camlint.cli.commands.common import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, FAIL_LEVELS, emit, usage_error
+from camlint.cli.commands.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, FAIL_LEVELS, emit,
+                                         redirected_rule_warnings, usage_error)
 from camlint.cli.terminal import COLOR_CHOICES
 
 
@@ -64,20 +65,22 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
     overrides = CliOverrides(select=select, ignore=ignore, extend_select=extend_select,
                              fail_on=fail_on, format=fmt)
     try:
-        for flag, values in (("--select", select), ("--ignore", ignore), ("--extend-select", extend_select)):
-            check_selectors(split_values(values), "", flag)
-        if show_settings:
-            _show_settings(paths[0] if str(paths[0]) != "-" else Path(stdin_filename or "-"), config_file, overrides)
-        if output:
-            from camlint.cli.terminal import check_writable
+        with redirected_rule_warnings():
+            for flag, values in (("--select", select), ("--ignore", ignore), ("--extend-select", extend_select)):
+                check_selectors(split_values(values), "", flag)
+            if show_settings:
+                _show_settings(paths[0] if str(paths[0]) != "-" else Path(stdin_filename or "-"), config_file,
+                               overrides)
+            if output:
+                from camlint.cli.terminal import check_writable
 
-            check_writable(output)
-        from camlint.cli.terminal import StdinDocument
+                check_writable(output)
+            from camlint.cli.terminal import StdinDocument
 
-        with StdinDocument(paths, stdin_filename) as (files, displays):
-            result = run_check(files, spec=spec, overrides=overrides, config_file=config_file,
-                               progress=sys.stderr.isatty() and not quiet, displays=displays,
-                               main=main_name)
+            with StdinDocument(paths, stdin_filename) as (files, displays):
+                result = run_check(files, spec=spec, overrides=overrides, config_file=config_file,
+                                   progress=sys.stderr.isatty() and not quiet, displays=displays,
+                                   main=main_name)
     except InputError as exc:   # a bad option, configuration file or output path: a usage error
         usage_error(exc)
     _report(result, output, color, quiet, statistics)

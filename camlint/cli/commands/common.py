@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -30,3 +31,26 @@ def emit(text: str, output: str | None, color: bool | None = None) -> None:
 def usage_error(exc) -> None:
     click.echo(f"camlint: {exc}", err=True)
     sys.exit(EXIT_INPUT)
+
+
+@contextmanager
+def redirected_rule_warnings():
+    """Print `camlint: warning:` once for each selector that names a redirected code (CAM207 ->
+    CAM602, as ruff warns of remapped rules); other warnings pass through unchanged."""
+    import warnings
+
+    from camlint.rules.selectors import RuleRedirected
+
+    caught: list = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuleRedirected)
+            yield
+    finally:      # --show-settings and usage errors exit inside: say it all the same
+        seen = set()
+        for w in caught:
+            if not issubclass(w.category, RuleRedirected):
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            elif str(w.message) not in seen:
+                seen.add(str(w.message))
+                click.echo(f"camlint: warning: {w.message}", err=True)
