@@ -36,6 +36,9 @@ class Attribution:
             return RELATED
         if s.section.title and self.vocab.review_section.search(low(s.section.title)):
             return RELATED
+        if s.section.title and v.phrases["reviewer_section"].search(low(s.section.title)) \
+                and v.phrases["reviewer_comment"].match(low(s.unit.text)):
+            return OTHER     # a reviewer's numbered comment, quoted in a response letter
         text = s.low
         transformer = bool(v.transformer.search(text))
         own_text = v.phrases["contrast_aside"].sub(" ", text)   # what an aside sets apart is not the subject
@@ -46,7 +49,7 @@ class Attribution:
                 return CNN
         if v.other_methods.search(own_text) and not v.cam_triggers.search(text):
             return OTHER
-        if v.cited_other.search(text) or v.request_words.search(text):
+        if v.cited_other.search(text) or v.request_words.search(text) or v.phrases["catalogue"].search(text):
             return OTHER
         if s.section.role == "experiments" and v.evaluation.match(text):
             return EVALUATION

@@ -1,0 +1,150 @@
+"""Does the paper itself apply a CAM method to its transformer, and whose procedure does a
+sentence describe (issue 12, classes of writing): small manuscripts of our own, each written for
+one class, checked end to end through `camlint check`."""
+from __future__ import annotations
+
+from conftest import doc_of, statuses, write_project
+
+PREAMBLE = "\\documentclass{article}\n\\begin{document}\n"
+
+
+def _doc(tmp_path, body: str, files: dict | None = None) -> dict:
+    return doc_of(write_project(tmp_path, {"main.tex": PREAMBLE + body + "\n\\end{document}\n", **(files or {})}))
+
+
+# ---- uses_cam_on_transformer: negatives ----
+
+def test_a_protocol_planned_in_future_work_is_not_a_use(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Method}
+We fine-tune a DeiT-B on herbarium sheets and explain it with attention rollout over all blocks.
+\section{Outlook and limitations}
+Rollout is not class-specific. Our envisaged procedure is Grad-CAM at the eleventh block of the
+DeiT-B with the class token removed and a 14x14 grid, which we have not run so far.
+\section{Future directions}
+A later version will compare LayerCAM maps of the DeiT-B with the rollout maps shown here.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+    assert set(statuses(doc).values()) == {"not_applicable"}
+
+
+def test_a_review_that_counts_other_studies_does_not_use_cam(tmp_path):
+    doc = _doc(tmp_path, r"""\title{Heatmaps of Vision Transformers in Pathology: a Scoping Review}
+\maketitle
+\section{Methods}
+Two databases were queried with the strings "Grad-CAM", "LayerCAM" and "vision transformer".
+\section{Findings}
+Of the 54 included articles, 30 used a ViT-B/16 and 12 a Swin-T.
+Grad-CAM was applied in 41 of the included articles and Score-CAM in 5.
+Most papers computed Grad-CAM at the last block of the ViT and removed the class token.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_an_introduction_that_only_describes_the_field_is_not_a_use(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Introduction}
+Gradient maps such as Grad-CAM and HiResCAM are the usual tools for image classifiers.
+HiResCAM requires a scalar score to differentiate, which a steering regressor lacks.
+\section{Approach}
+A Swin-S steering policy is probed by masking 24-pixel squares of the camera image and
+recording the change of the predicted angle. No gradients are taken.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_positive_paper_with_a_future_work_section_still_counts(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Explanations}
+We compute Grad-CAM maps of our ViT-S/16 at the output of the last block.
+\section{Future work}
+We plan to add LayerCAM maps in a later version.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+# ---- own procedure versus others': reviewers' comments, lists, appendices ----
+
+def test_reviewer_comments_quoted_in_a_response_letter_state_no_setting(tmp_path):
+    doc = _doc(tmp_path, r"""\section*{Referee 2}
+2.4 The maps in the supplementary figure seem to come from the attention matrices of the third
+layer, averaged over heads. Please confirm.
+
+We apologise for the unclear wording: the maps are Grad-CAM maps of our ViT-B/16 taken at the
+output of the last block.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+    cl = doc["checklist"]
+    assert cl["location"]["value"] == "F6", cl["location"]
+    assert cl["heads"]["status"] == "not_applicable", cl["heads"]
+
+
+def test_every_item_of_a_list_about_the_maps_is_in_scope(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Revisions}
+The revised text now gives every setting of our heatmaps:
+\begin{itemize}
+\item The network is a ViT-S/16 from the timm release vit_small_patch16_224.augreg_in21k.
+\item Heatmaps are produced with Grad-CAM.
+\item Activations are read at the output of block 10 of 12.
+\item The 196 patch tokens are laid out as a 14x14 grid in raster order.
+\end{itemize}
+
+A further paragraph discusses the training schedule of the classifier.
+
+A second further paragraph describes the data.
+
+A third further paragraph describes the labels.
+
+A fourth further paragraph describes the splits.
+""")
+    cl = doc["checklist"]
+    assert cl["layer"]["status"] == "reported", cl["layer"]
+    assert cl["reshape"]["status"] == "reported", cl["reshape"]
+
+
+def test_a_long_pointer_to_the_appendix_brings_its_settings_into_scope(tmp_path):
+    body = r"""\section{Method}
+We explain our ViT-B/16 with Grad-CAM. The complete list of settings (block, position in the
+block, score, special tokens, grid layout, rescaling, library version) appears in
+Appendix~\ref{app:a}.
+\section{Results}
+The maps are compact.
+\appendix
+\section{Reproduction}\label{app:a}
+\paragraph{Block.} We read block 11.
+\paragraph{Position.} Within it we take the output of the attention sub-layer.
+\paragraph{Score.} The pre-softmax logit of the predicted class is differentiated.
+\paragraph{Grid.} The 196 tokens form a 14x14 grid in row-major order.
+"""
+    cl = _doc(tmp_path, body)["checklist"]
+    assert cl["layer"]["status"] == "reported", cl["layer"]
+    assert cl["location"]["status"] == "reported", cl["location"]
+
+
+# ---- uses_cam_on_transformer: positives and CNNs with transformer-like names ----
+
+def test_a_cnn_described_by_the_transformer_design_it_follows_is_a_cnn(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+Our grader is a ConvNeXt-S, a purely convolutional network modernised toward the design of vision
+transformers. We compute Grad-CAM maps at its last stage.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_a_hierarchical_transformer_named_as_one_word_is_a_transformer(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+Our grader is a MaxViT-S fine-tuned on fundus photographs. Grad-CAM maps are computed at the
+output of its final stage and upsampled bilinearly.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+# ---- not applicable, inferred ----
+
+def test_hierarchical_transformers_have_no_class_token_unless_the_paper_speaks_of_one(tmp_path):
+    silent = _doc(tmp_path / "a", r"""\section{Model}
+We fine-tune the timm model pvt_v2_b1.in1k on wafer images and compute LayerCAM maps at the
+output of its last stage.
+""")
+    assert silent["checklist"]["tokens"]["status"] == "not_applicable", silent["checklist"]["tokens"]
+    plain = _doc(tmp_path / "b", r"""\section{Model}
+We fine-tune a ViT-S/16 on wafer images and compute LayerCAM maps at the output of its last block.
+""")
+    assert plain["checklist"]["tokens"]["status"] == "missing", plain["checklist"]["tokens"]
