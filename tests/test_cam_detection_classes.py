@@ -148,3 +148,123 @@ output of its last stage.
 We fine-tune a ViT-S/16 on wafer images and compute LayerCAM maps at the output of its last block.
 """)
     assert plain["checklist"]["tokens"]["status"] == "missing", plain["checklist"]["tokens"]
+
+
+# ---- section scope: the section tree and run-in headings ----
+
+def test_sections_of_a_thesis_chapter_are_siblings_under_the_chapter(tmp_path):
+    body = r"""\chapter{Making the detector explain itself}
+This chapter describes how the saliency maps of the detector are produced.
+\section{Choice of CAM variant}
+We use LayerCAM on our ViT-S/16 throughout.
+\section{Where the maps come from}
+One paragraph describes the checkpoint.
+
+Another describes the crops.
+
+A third describes the cohort.
+
+A fourth describes the labels.
+
+The activations are read at the output of block 9.
+\chapter{Clinical study}
+\section{Where the maps come from}
+Block 3 is where the clinicians started reading.
+"""
+    main = write_project(tmp_path, {"main.tex": "\\documentclass{report}\n\\begin{document}\n" + body
+                                    + "\\end{document}\n"})
+    layer = doc_of(main)["checklist"]["layer"]
+    assert layer["status"] == "reported" and layer["value"] == {"block": 9}, layer
+
+
+def test_run_in_headings_about_ingredients_title_their_paragraphs(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Grounding the answers}
+We ground each answer with Grad-CAM on our ViT-B/16.
+
+The questions come from a public benchmark.
+
+Each question has one image.
+
+The answers are short.
+
+\paragraph{Chosen block.} A sweep preferred the tenth block (counting from one), used everywhere.
+
+\paragraph{Data split.} Block 3 of the building held the annotators.
+""")
+    layer = doc["checklist"]["layer"]
+    assert layer["status"] == "reported" and layer["value"] == {"block": 9}, layer
+
+
+def test_sentences_that_continue_a_cnn_baseline_sentence_are_the_baselines(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Saliency}
+We apply Grad-CAM to our DeiT-S and differentiate the logit of the predicted class.
+
+As a reference, an EfficientNet-B0 is explained with Grad-CAM on its final convolutional layer.
+Its gradients are averaged over the 7x7 positions and the map is upsampled bicubically.
+They are then scaled by their maximum.
+""")
+    cl = doc["checklist"]
+    assert cl["target"]["status"] == "reported", cl["target"]
+    for key in ("reshape", "weighting", "postprocess"):
+        assert cl[key]["status"] == "missing", (key, cl[key])
+
+
+def test_video_audio_and_multimodal_transformers_are_transformers(tmp_path):
+    papers = {
+        "video": "Our gesture recogniser is a spatio-temporal transformer over 8-frame clips; we compute "
+                 "Grad-CAM maps of its final block for each frame.",
+        "audio": "Calls are classified by a Whisper-base encoder fine-tuned on our recordings, and "
+                 "Score-CAM maps over its frame tokens show the syllables it relies on.",
+        "multimodal": "We query LLaVA-1.5 about each chart and compute Grad-CAM maps of the answer logit "
+                      "with respect to the vision tower output.",
+    }
+    for name, sentence in papers.items():
+        doc = _doc(tmp_path / name, "\\section{Method}\n" + sentence + "\n")
+        assert doc["uses_cam_on_transformer"] is True, name
+
+
+def test_a_comparison_table_is_read_in_its_own_column_only(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Map settings}
+Our DeiT-B is explained with HiResCAM; the table sets our choices beside the original release.
+\begin{table}\caption{HiResCAM settings.}
+\begin{tabular}{lll}
+Choice & Original release~\cite{orig} & This work \\
+Block & the 6th block & the 10th block \\
+Grid & 7x7 & 14x14 \\
+\end{tabular}\end{table}
+""")
+    cl = doc["checklist"]
+    assert cl["layer"]["value"] == {"block": 9}, cl["layer"]
+    assert cl["reshape"]["value"].get("grid") == [14, 14], cl["reshape"]
+
+
+_FILLER = "\n\nThe optimiser is SGD.\n\nTraining lasts 40 epochs.\n\nFlips augment the data.\n\nThe split is 80/20.\n"
+
+
+def test_a_table_of_the_explanation_settings_is_in_scope_wherever_it_floats(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Method}
+We explain our ViT-S/16 seedling classifier with XGrad-CAM (see Table~\ref{tab:x}).""" + _FILLER + r"""
+\section{Experiments}
+\begin{table}\caption{Saliency configuration used for every figure.}\label{tab:x}
+\begin{tabular}{ll}
+Block & block 9 \\
+Score & pre-softmax logit of the predicted class \\
+\end{tabular}\end{table}
+The seedlings are photographed from above.
+""")
+    cl = doc["checklist"]
+    assert cl["layer"]["status"] == "reported", cl["layer"]
+    assert cl["target"]["status"] == "reported", cl["target"]
+
+
+def test_a_supplement_the_cam_text_points_to_inherits_the_scope(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Method}
+We explain our ViT-S/16 seedling classifier with XGrad-CAM; every parameter of the maps is given in
+the supplementary material.""" + _FILLER + r"""
+\section{Supplementary material}
+\subsection{Parameters}
+Block 9 is read, and the pre-softmax logit of the predicted class is differentiated.
+""")
+    cl = doc["checklist"]
+    assert cl["layer"]["status"] == "reported", cl["layer"]
+    assert cl["target"]["status"] == "reported", cl["target"]

@@ -14,6 +14,7 @@ from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
 from camlint.extract import special
 from camlint.extract.attribution import Attribution
+from camlint.extract.columns import own_columns
 from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import vocabulary
@@ -183,7 +184,7 @@ def _reading_order(doc: DocumentText):
 
 def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     vocab = vocabulary()
-    sentences = normalise_all(_reading_order(doc))
+    sentences = normalise_all(own_columns(_reading_order(doc)))
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
     uses_cam = uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc), scope.attribution)

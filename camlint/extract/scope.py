@@ -95,15 +95,37 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
             scope.cam_units.add(id(s.unit))
             if s.unit.kind == "caption" and s.unit.float_env:
                 scope.cam_floats.add((s.unit.file.display, s.section.index, s.unit.float_env))
+    if scope.cam_sections:    # a table of the explanation settings, wherever it floats
+        for s in sentences:
+            if s.unit.kind == "caption" and s.unit.float_env and vocab.phrases["settings_caption"].search(s.low) \
+                    and s.section.role not in OUT_OF_SCOPE_ROLES:
+                scope.cam_floats.add((s.unit.file.display, s.section.index, s.unit.float_env))
     # in a CAM section, a paragraph about "the map(s)" is about the CAM maps
     for s in sentences:
         if s.section.index in scope.cam_sections and vocab.map_words.search(s.low):
             scope.cam_units.add(id(s.unit))
         elif s.section.role in OWN_ROLES and vocab.explanation_words.search(s.low):
             scope.cam_sentences.add((id(s.unit), s.start))
+    _run_in_headings(doc, scope, vocab)
     _whole_lists(doc, scope)
     _appendix_pointed_to(doc, sentences, scope, vocab)
     return scope
+
+
+def _run_in_headings(doc: DocumentText, scope: Scope, vocab: Vocabulary) -> None:
+    """In a section about CAM, a run-in heading about an ingredient of the map
+    (\\paragraph{Which layer.}, \\paragraph{Tokens and grid.}) titles the paragraphs under it,
+    as a subsection title would."""
+    heading, section = "", -1
+    for u in doc.units:
+        if u.kind == "heading" or u.section.index != section:
+            title = low(u.text).strip(" .") if u.kind == "heading" else ""
+            heading = "" if title == low(u.section.title or "").strip(" .") else title
+            section = u.section.index
+            continue
+        if heading and u.section.index in scope.cam_sections and u.kind in ("text", "item") \
+                and vocab.ingredient_titles.search(heading) and not vocab.other_section.search(heading):
+            scope.cam_units.add(id(u))
 
 
 def _whole_lists(doc: DocumentText, scope: Scope) -> None:
@@ -125,8 +147,10 @@ def _appendix_pointed_to(doc: DocumentText, sentences: list[Sentence], scope: Sc
     pointer = vocab.phrases["points_to_appendix"]
     if not any(pointer.search(s.low) and scope.in_scope(s) for s in sentences if s.section.role != "appendix"):
         return
+    supplement = vocab.phrases["supplement_titles"]
     for sec in doc.sections:
-        if sec.role == "appendix" and not vocab.other_section.search(low(sec.title or "")):
+        if (sec.role == "appendix" or supplement.search(low(sec.top_title or sec.title or ""))) \
+                and not vocab.other_section.search(low(sec.title or "")):
             scope.cam_titles.add(sec.index)
             scope.cam_sections.add(sec.index)
 
