@@ -268,3 +268,50 @@ Block 9 is read, and the pre-softmax logit of the predicted class is differentia
     cl = doc["checklist"]
     assert cl["layer"]["status"] == "reported", cl["layer"]
     assert cl["target"]["status"] == "reported", cl["target"]
+
+
+def test_the_steps_of_an_enumerated_procedure_are_steps_of_the_map(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Explanation procedure}
+Our ViT-B/16 is explained with Grad-CAM in three steps:
+\begin{enumerate}
+\item read the activations of block 11 and their gradients;
+\item sum the products over channels and keep the positive part;
+\item min-max normalise per image and resize bilinearly to the input size.
+\end{enumerate}
+""")
+    post = doc["checklist"]["postprocess"]
+    assert post["status"] == "reported" and post["value"] == {"normalize": "minmax", "upsample": "bilinear"}, post
+
+
+def test_a_method_named_only_in_parentheses_a_caption_a_table_or_an_algorithm_is_used(tmp_path):
+    model = "\\section{Model}\nWe fine-tune a ViT-S/16 on sonar images.\n\\section{Results}\n"
+    papers = {
+        "parentheses": "Class-specific maps (LayerCAM) of the ViT-S/16 mark the hull.",
+        "caption": "\\begin{figure}\\caption{HiResCAM maps of the ViT-S/16 for four wrecks.}\\end{figure}",
+        "table": "\\begin{table}\\caption{Pointing accuracy.}\\begin{tabular}{lc}\nMaps & Accuracy \\\\\n"
+                 "Score-CAM (ours) & 0.66 \\\\\n\\end{tabular}\\end{table}",
+        "algorithm": "\\begin{algorithm}\\caption{Map of one sonar image}\n1: forward the ViT-S/16 \\\\\n"
+                     "2: XGrad-CAM weights from the gradients of block 10 \\\\\n\\end{algorithm}",
+        "adaptation": "We visualise the ViT-S/16 with gradient-weighted attention of its last layer.",
+    }
+    for name, text in papers.items():
+        assert _doc(tmp_path / name, model + text + "\n")["uses_cam_on_transformer"] is True, name
+
+
+def test_in_a_review_only_what_the_authors_say_they_did_is_a_use(tmp_path):
+    review = r"""\title{Explaining Remote-Sensing Transformers: a Review}
+\maketitle
+\section{Common configurations}
+Grad-CAM at the last block of a ViT-B/16, with the class token removed, is the most frequent setting.
+"""
+    assert _doc(tmp_path / "a", review)["uses_cam_on_transformer"] is False
+    assert _doc(tmp_path / "b", review + "To illustrate, we computed Grad-CAM maps of our own ViT-B/16.\n"
+                )["uses_cam_on_transformer"] is True
+
+
+def test_a_method_cited_by_name_as_the_subject_of_its_sentence_is_still_applied(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Saliency}
+Our classifier is a BEiT-B fine-tuned on pollen micrographs.
+LayerCAM~\cite{layercam} is computed at the output of its last block for every test image.
+""")
+    assert doc["uses_cam_on_transformer"] is True

@@ -245,7 +245,8 @@ def applied_mentions(sentences: list[Sentence], vocab: Vocabulary, method_names:
     for s in sentences:
         if s.section.role in ("related", "references", "acknowledgements") or not _may_apply(s, vocab):
             continue
-        if attribution.of(s) in (OTHER, RELATED) and s.section.role != "introduction":
+        if attribution.of(s) in (OTHER, RELATED) and s.section.role != "introduction" \
+                and not _method_cited_as_subject(s.low, method_names):
             continue
         for m in method_names.finditer(s.low):
             if not vocab.contrast.search(clause_before(s.low, m.start(), 80)) and not _quoted(s.low, m):
@@ -258,6 +259,13 @@ def _may_apply(s: Sentence, vocab: Vocabulary) -> bool:
     if vocab.phrases["future_titles"].search(low(s.section.title or "")):
         return False
     return not (vocab.phrases["declined"].search(s.low) or vocab.phrases["planned"].search(s.low))
+
+
+def _method_cited_as_subject(text: str, method_names: re.Pattern) -> bool:
+    """"HiResCAM [cite] multiplies ...": the sentence describes the method, cited by its name,
+    not a cited author's settings."""
+    m = method_names.match(text, len(text) - len(text.lstrip(" (\"'")))
+    return bool(m) and text[m.end():].lstrip().startswith("[cite]")
 
 
 def _quoted(text: str, m: re.Match) -> bool:
