@@ -134,3 +134,23 @@ def _swin(name, size, patch, img, known) -> ArchInfo:
     depths = _SWIN[size]
     return ArchInfo(name, "swin", sum(depths), patch, img, 0, False, "avg", stage_depths=depths,
                     size_known=known)
+
+
+# Hierarchical and hybrid transformers keep a spatial map per stage and have no [CLS] token
+# (taxonomy: "Swin has no [CLS] and keeps spatial (B, H, W, C) maps per stage").
+_NO_PREFIX_FAMILIES = re.compile(r"\b(?:swin(?:v2)?|swin[-_ ]?unetr|pvt(?:[-_ ]?v2)?|twins|maxvit|coatnet|segformer|"
+                                 r"mit[-_]b\d|hiera|focalnet|levit|efficientformer|mobilevit|fastvit)", re.I)
+
+
+def has_prefix_tokens(info: ArchInfo | None, names: list, named: list[str] = ()) -> bool | None:
+    """Whether the model has prefix tokens ([CLS], distillation, registers): from its geometry
+    when camlint knows the architecture, else False for a hierarchical family named in `names`
+    (the model's name or weights) or, where the paper names no other model, in `named` (the
+    transformers its own sections name), else unknown."""
+    if info is not None:
+        return info.num_prefix_tokens > 0
+    if any(isinstance(n, str) and _NO_PREFIX_FAMILIES.search(n) for n in names):
+        return False
+    if named and all(_NO_PREFIX_FAMILIES.search(n) for n in named):
+        return False
+    return None

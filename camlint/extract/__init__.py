@@ -15,6 +15,7 @@ from camlint.extract import mentions as Mn
 from camlint.extract import special
 from camlint.extract.anchor import anchor
 from camlint.extract.attribution import Attribution
+from camlint.extract.columns import own_columns
 from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import vocabulary
@@ -43,6 +44,7 @@ class Extraction:
     bibliography: dict = field(default_factory=dict)      # citation key -> title / bibitem text
     input_size: int | None = None                         # network input side in pixels, if stated
     presets: list = field(default_factory=list)           # (Preset, Evidence) the text says it follows
+    model_names: list = field(default_factory=list)       # transformers the paper's own sections name
 
 
 class Relevance(Protocol):
@@ -183,11 +185,11 @@ def _reading_order(doc: DocumentText):
 
 def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     vocab = vocabulary()
-    sentences = normalise_all(_reading_order(doc))
+    sentences = normalise_all(own_columns(_reading_order(doc)))
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
-    result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc)),
-                        sentences=sentences, scope=scope)
+    uses_cam = uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc), scope.attribution)
+    result = Extraction(uses_cam=uses_cam, sentences=sentences, scope=scope)
     in_scope = [s for s in sentences if scope.in_scope(s)]
     mentions = {k: [] for k in KEYS}
     for s in sentences:
@@ -229,6 +231,8 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     sizes = sorted((prio, pos) for prio, size, sec, pos in doc.raw_sizes if sec in own for pos in [size])
     result.input_size = sizes[0][1] if sizes else None
     result.presets = _presets_followed(in_scope, result.bibliography)
+    result.model_names = [m.group(0) for s in sentences if scope.role_ok(s) and s.section.role != "introduction"
+                          and scope.attribution.own(s) for m in vocab.transformer.finditer(s.low)]
     return result
 
 

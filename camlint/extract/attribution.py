@@ -11,11 +11,14 @@ Every sentence gets one attribution before any value is accepted:
 """
 from __future__ import annotations
 
+import re
+
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
 from camlint.inputs.latex.units import Sentence
 
 OWN, OTHER, CNN, RELATED, EVALUATION = "own", "other", "cnn", "related", "evaluation"
+_SENTENCE_END = re.compile(r"[.!?]\s+")
 RELATED_ROLES = frozenset({"related", "introduction", "references", "acknowledgements"})
 
 
@@ -36,21 +39,39 @@ class Attribution:
             return RELATED
         if s.section.title and self.vocab.review_section.search(low(s.section.title)):
             return RELATED
+        if s.section.title and v.phrases["reviewer_section"].search(low(s.section.title)) \
+                and v.phrases["reviewer_comment"].match(low(s.unit.text)):
+            return OTHER     # a reviewer's numbered comment, quoted in a response letter
         text = s.low
         transformer = bool(v.transformer.search(text))
         own_text = v.phrases["contrast_aside"].sub(" ", text)   # what an aside sets apart is not the subject
         if not transformer:
-            if v.cnn.search(own_text) or v.baseline_reference.search(own_text):
+            if v.cnn.search(own_text) or v.baseline_reference.search(own_text) or self._continues_cnn(s):
                 return CNN
             if s.section.title and v.cnn_section.search(low(s.section.title)):
                 return CNN
         if v.other_methods.search(own_text) and not v.cam_triggers.search(text):
             return OTHER
-        if v.cited_other.search(text) or v.request_words.search(text):
+        if v.cited_other.search(text) or v.request_words.search(text) or v.phrases["catalogue"].search(text):
             return OTHER
         if s.section.role == "experiments" and v.evaluation.match(text):
             return EVALUATION
         return OWN
+
+    def _continues_cnn(self, s: Sentence) -> bool:
+        """"A ResNet-50 is explained at layer4. Its gradients are averaged ...": a sentence that
+        refers back ("its", "they", "the resulting map") to a sentence about a CNN, and names no
+        model itself, is about that CNN too."""
+        v = self.vocab
+        if not (v.phrases["anaphora"].match(s.low) or v.phrases["refers_back"].match(s.low)):
+            return False
+        before = s.unit.text[:s.start].rstrip()
+        if not before:
+            return False
+        starts = [m.end() for m in _SENTENCE_END.finditer(before[:-1])]
+        start = starts[-1] if starts else 0
+        previous = Sentence(s.unit, start, len(before), before[start:])
+        return self.of(previous) == CNN
 
     def own(self, s: Sentence) -> bool:
         return self.of(s) == OWN

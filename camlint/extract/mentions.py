@@ -107,8 +107,8 @@ def cued(vocab: Vocabulary, cue: str, sentence: Sentence) -> bool:
     not about the input, or by referring back to the sentence before ("The resulting volume is
     upsampled ...")."""
     rx = vocab.cues[cue]
-    if rx.search(sentence.low) or sentence.unit.float_env == "algorithm":
-        return True
+    if rx.search(sentence.low) or sentence.unit.float_env == "algorithm" or sentence.unit.kind == "item":
+        return True     # (mentions are read in CAM scope only: an item there is a step of the procedure)
     if sentence.unit.kind == "row":     # a row of a settings table about the map (in scope)
         return not vocab.phrases["input_row"].search(sentence.low)
     if not vocab.phrases["anaphora"].match(sentence.low):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from camlint.extract.attribution import CNN, OTHER, Attribution
+from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
 from camlint.inputs.latex.units import DocumentText, Sentence
@@ -95,14 +95,50 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
             scope.cam_units.add(id(s.unit))
             if s.unit.kind == "caption" and s.unit.float_env:
                 scope.cam_floats.add((s.unit.file.display, s.section.index, s.unit.float_env))
+    if scope.cam_sections:    # a table of the explanation settings, wherever it floats
+        for s in sentences:
+            if s.unit.kind == "caption" and s.unit.float_env and vocab.phrases["settings_caption"].search(s.low) \
+                    and s.section.role not in OUT_OF_SCOPE_ROLES:
+                scope.cam_floats.add((s.unit.file.display, s.section.index, s.unit.float_env))
     # in a CAM section, a paragraph about "the map(s)" is about the CAM maps
     for s in sentences:
         if s.section.index in scope.cam_sections and vocab.map_words.search(s.low):
             scope.cam_units.add(id(s.unit))
         elif s.section.role in OWN_ROLES and vocab.explanation_words.search(s.low):
             scope.cam_sentences.add((id(s.unit), s.start))
+    _run_in_headings(doc, scope, vocab)
+    _whole_lists(doc, scope)
     _appendix_pointed_to(doc, sentences, scope, vocab)
     return scope
+
+
+def _run_in_headings(doc: DocumentText, scope: Scope, vocab: Vocabulary) -> None:
+    """In a section about CAM, a run-in heading about an ingredient of the map
+    (\\paragraph{Which layer.}, \\paragraph{Tokens and grid.}) titles the paragraphs under it,
+    as a subsection title would."""
+    heading, section = "", -1
+    for u in doc.units:
+        if u.kind == "heading" or u.section.index != section:
+            title = low(u.text).strip(" .") if u.kind == "heading" else ""
+            heading = "" if title == low(u.section.title or "").strip(" .") else title
+            section = u.section.index
+            continue
+        if heading and u.section.index in scope.cam_sections and u.kind in ("text", "item") \
+                and vocab.ingredient_titles.search(heading) and not vocab.other_section.search(heading):
+            scope.cam_units.add(id(u))
+
+
+def _whole_lists(doc: DocumentText, scope: Scope) -> None:
+    """A list is one paragraph: where one item speaks of the maps, every item of the list
+    describes the same procedure ("(a) the model ... (b) the maps are Grad-CAM maps ... (c) block 11")."""
+    run: list = []
+    for u in doc.units + [None]:
+        if u is not None and u.kind == "item" and run and (u.file is run[-1].file and u.section is run[-1].section):
+            run.append(u)
+            continue
+        if any(id(x) in scope.cam_units for x in run):
+            scope.cam_units.update(id(x) for x in run)
+        run = [u] if u is not None and u.kind == "item" else []
 
 
 def _appendix_pointed_to(doc: DocumentText, sentences: list[Sentence], scope: Scope, vocab: Vocabulary) -> None:
@@ -111,8 +147,10 @@ def _appendix_pointed_to(doc: DocumentText, sentences: list[Sentence], scope: Sc
     pointer = vocab.phrases["points_to_appendix"]
     if not any(pointer.search(s.low) and scope.in_scope(s) for s in sentences if s.section.role != "appendix"):
         return
+    supplement = vocab.phrases["supplement_titles"]
     for sec in doc.sections:
-        if sec.role == "appendix" and not vocab.other_section.search(low(sec.title or "")):
+        if (sec.role == "appendix" or supplement.search(low(sec.top_title or sec.title or ""))) \
+                and not vocab.other_section.search(low(sec.title or "")):
             scope.cam_titles.add(sec.index)
             scope.cam_sections.add(sec.index)
 
@@ -171,31 +209,74 @@ def _contrasted(text: str, pattern: re.Pattern, vocab: Vocabulary) -> bool:
 
 
 def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
-                            raw_transformer: set[int] = frozenset()) -> bool:
-    """A CAM-style method is applied (not merely contrasted or declined) to the paper's
-    transformer: each applied mention is bound to the model it is applied to (see bound_model).
+                            raw_transformer: set[int] = frozenset(), attribution: Attribution | None = None) -> bool:
+    """A CAM-style method is applied (not merely contrasted, declined, planned, quoted or
+    catalogued from others' work) to the paper's transformer: each applied mention is bound to
+    the model it is applied to (see bound_model).
 
     `raw_transformer`: sections of the paper's own work that name a transformer in paragraphs
     that were not parsed (they said nothing else of interest).
     """
+    attribution = attribution or Attribution(vocab)
     own_transformer = bool(raw_transformer)
-    applied = []
     for s in sentences:
         if s.section.role in ("related", "references"):
             continue
         has_transformer = bool(vocab.transformer.search(s.low)) and not vocab.contrast.search(s.low)
         if has_transformer and (s.section.role != "introduction" or vocab.phrases["first_person"].search(s.low)):
             own_transformer = True
-        if vocab.phrases["declined"].search(s.low):
-            continue
-        applied.extend((s, m) for m in method_names.finditer(s.low)
-                       if not vocab.contrast.search(clause_before(s.low, m.start(), 80)))
+    applied = list(applied_mentions(sentences, vocab, method_names, attribution))
+    if _is_review(sentences, vocab):     # a review catalogues others' maps; its own use says "we"
+        applied = [(s, m) for s, m in applied if vocab.phrases["first_person"].search(s.low)]
     if not applied or not own_transformer:
         return False
     subjects = section_subjects(sentences, vocab, {s.section.index for s, _ in applied})
     bound = [bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index)) for s, m in applied]
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
     return TRANSFORMER in bound or CNN_MODEL not in bound
+
+
+def applied_mentions(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
+                     attribution: Attribution):
+    """(sentence, match) of every CAM method the paper says it applies: not in related work or
+    the references, nor in the introduction unless the authors speak ("we"), nor in a section
+    about future work; not declined or planned, not someone else's (cited, catalogued, quoted
+    from a reviewer), not contrasted, not a term in quotes ("the search terms 'Grad-CAM'")."""
+    for s in sentences:
+        if s.section.role in ("related", "references", "acknowledgements") or not _may_apply(s, vocab):
+            continue
+        if attribution.of(s) in (OTHER, RELATED) and s.section.role != "introduction" \
+                and not _method_cited_as_subject(s.low, method_names):
+            continue
+        for m in method_names.finditer(s.low):
+            if not vocab.contrast.search(clause_before(s.low, m.start(), 80)) and not _quoted(s.low, m):
+                yield s, m
+
+
+def _may_apply(s: Sentence, vocab: Vocabulary) -> bool:
+    if s.section.role == "introduction" and not vocab.phrases["first_person"].search(s.low):
+        return False
+    if vocab.phrases["future_titles"].search(low(s.section.title or "")):
+        return False
+    return not (vocab.phrases["declined"].search(s.low) or vocab.phrases["planned"].search(s.low))
+
+
+def _method_cited_as_subject(text: str, method_names: re.Pattern) -> bool:
+    """"HiResCAM [cite] multiplies ...": the sentence describes the method, cited by its name,
+    not a cited author's settings."""
+    m = method_names.match(text, len(text) - len(text.lstrip(" (\"'")))
+    return bool(m) and text[m.end():].lstrip().startswith("[cite]")
+
+
+def _quoted(text: str, m: re.Match) -> bool:
+    """The method's name stands in quotes: a term searched for or defined, not a method used."""
+    return m.start() > 0 and text[m.start() - 1] in "\"'`" and m.end() < len(text) and text[m.end()] in "\"'"
+
+
+def _is_review(sentences: list[Sentence], vocab: Vocabulary) -> bool:
+    """A review or survey by its title (the document title, the abstract's first sentence)."""
+    rx = vocab.phrases["review_document"]
+    return any(rx.search(s.low) for s in sentences if s.unit.kind == "title")
 
 
 TRANSFORMER, CNN_MODEL = "transformer", "cnn"

@@ -47,7 +47,7 @@ class Vocabulary:
     cam_titles: re.Pattern
     contrast: re.Pattern
     negation: re.Pattern
-    transformer: re.Pattern
+    transformer: "_Unless"
     cnn: "_Unless"
     cues: dict[str, re.Pattern]
     map_words: re.Pattern = None
@@ -113,7 +113,7 @@ def vocabulary() -> Vocabulary:
         cam_titles=_any(raw["cam_titles"]),
         contrast=_any(raw["contrast_cues"]),
         negation=_rx(raw["negation_cues"]),
-        transformer=_any(raw["transformer_models"]),
+        transformer=_Unless(_any(raw["transformer_models"]), _rx(raw["transformer_design"])),
         cnn=_Unless(_any(raw["cnn_models"]), _rx(raw["cnn_origin"])),
         cues={k: _rx(p) for k, p in raw["cues"].items()},
         map_words=_rx(raw["map_words"]),

@@ -7,7 +7,7 @@ from pathlib import Path
 from camlint.checklist import judge
 from camlint.core import schema
 from camlint.checklist.analysis import Analysis, SpecSource
-from camlint.core.architectures import architecture_of
+from camlint.core.architectures import architecture_of, has_prefix_tokens
 from camlint.inputs.cache import ParseCache
 from camlint.core.errors import InputError
 from camlint.extract import extract, relevant
@@ -169,7 +169,9 @@ def _merge(a: Analysis, ex, project: Project) -> None:
     _apply_presets(a, ex, values, evidence)
     a.values = values
     a.arch = _architecture(values, ex.input_size)
-    a.statuses = judge.statuses(values, prefix_tokens=None if a.arch is None else a.arch.num_prefix_tokens > 0)
+    model = values.get("model")
+    names = [model.get("arch"), model.get("weights")] if isinstance(model, dict) else [model]
+    a.statuses = judge.statuses(values, prefix_tokens=has_prefix_tokens(a.arch, names, ex.model_names))
     a.evidence = {k: _dedupe(evidence[k]) for k in KEYS}
 
 

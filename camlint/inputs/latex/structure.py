@@ -63,22 +63,24 @@ class Outline:
         self.current = Section(0, "", "", "front", display, 1)
         self.sections.append(self.current)
         self.top_title = ""
+        self.top_level = 1    # 0 once a \chapter (or \part) frames the sections: they are its children
         self.appendix = False
 
     def heading(self, title: str, level: int, display: str, line: int, appendix: bool = False) -> Section:
         """Levels 1-3 open a section (as \\section..\\subsubsection do), deeper ones do not.
         Returns the section in effect after the heading."""
         self.appendix = self.appendix or appendix
-        if level <= 1:
-            self.top_title = title
+        if level <= 1 and (level <= self.top_level or not self.top_title):
+            self.top_title, self.top_level = title, level
         if level > 3:
             return self.current
+        child = level > self.top_level
         own = role_of(title, self.appendix)
-        role = role_of(self.top_title if level > 1 and own == "other" else title, self.appendix)
-        if level > 1 and role in ("other", "method", "experiments"):
+        role = role_of(self.top_title if child and own == "other" else title, self.appendix)
+        if child and role in ("other", "method", "experiments"):
             parent = role_of(self.top_title, self.appendix)
             role = parent if parent in _PARENT_ROLES else role
-        return self._open(title, self.top_title if level > 1 else title, role, display, line)
+        return self._open(title, self.top_title if child else title, role, display, line)
 
     def abstract(self, display: str, line: int, begins: bool = True) -> Section:
         """\\begin{abstract} opens the abstract; \\end{abstract} goes back to the front matter."""
