@@ -117,6 +117,18 @@ def cued(vocab: Vocabulary, cue: str, sentence: Sentence) -> bool:
     return bool(rx.search(low(before)) or rx.search(low(sentence.section.title or "")))
 
 
+ANTECEDENT_CHARS = 300   # how far back a pronoun ("Both are sliced off") looks for what it names
+
+
+def _antecedent(vocab: Vocabulary, sentence: Sentence, start: int) -> list[str] | None:
+    """The prefix tokens a pronoun refers back to ("the class token and the distillation token.
+    Both are sliced off", "the class token; it is dropped"): those named just before it."""
+    before = sentence.unit.text[max(0, sentence.start - ANTECEDENT_CHARS):sentence.start] + " " + sentence.text[:start]
+    before = low(before)
+    names = [name for name in ("cls", "dist", "registers") if vocab.phrases[f"token_{name}"].search(before)]
+    return names or None
+
+
 def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
     """All mentions of `key` in one sentence (longest first where patterns overlap)."""
     text = sentence.low
@@ -138,7 +150,11 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
                 if m.start() in taken.get(entry.slot, ()) or any(a <= m.start() < b for a, b in others):
                     continue   # already read by a more specific entry, or someone else's setting
                 value, data = entry.value, {}
-                if entry.parse:
+                if entry.parse == "antecedent":
+                    value = _antecedent(vocab, sentence, m.start())
+                    if value is None:
+                        continue
+                elif entry.parse:
                     parsed = _parse(entry, m)
                     if parsed is None:
                         continue

@@ -101,8 +101,23 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
             scope.cam_units.add(id(s.unit))
         elif s.section.role in OWN_ROLES and vocab.explanation_words.search(s.low):
             scope.cam_sentences.add((id(s.unit), s.start))
+    _run_in_headings(doc, scope, vocab)
     _appendix_pointed_to(doc, sentences, scope, vocab)
     return scope
+
+
+def _run_in_headings(doc: DocumentText, scope: Scope, vocab: Vocabulary) -> None:
+    """In a section about CAM, a paragraph under a run-in heading that names an ingredient of the
+    map (\\paragraph{Which layer.}, {Special tokens.}, {Grid.}) describes the procedure."""
+    heading: dict[int, str] = {}
+    for u in doc.units:
+        sec = u.section.index
+        if u.kind == "heading":
+            title = low(u.text).strip(" .")
+            heading[sec] = "" if title == low(u.section.title or "").strip(" .") else title
+        elif sec in scope.cam_sections and heading.get(sec) and u.kind in ("text", "item") \
+                and vocab.ingredient_titles.search(heading[sec]) and not vocab.other_section.search(heading[sec]):
+            scope.cam_units.add(id(u))
 
 
 def _appendix_pointed_to(doc: DocumentText, sentences: list[Sentence], scope: Scope, vocab: Vocabulary) -> None:

@@ -11,7 +11,7 @@ import bisect
 from typing import Protocol
 
 from camlint.inputs.latex.convert import convert_chunk
-from camlint.inputs.latex.macros import collect_macros
+from camlint.inputs.latex.macros import collect_macros, uses_of
 from camlint.inputs.latex.project import Project
 from camlint.inputs.latex.structural import structural_problems
 from camlint.inputs.latex.structure import Chunk, scan_structure
@@ -70,13 +70,14 @@ def build_units(project: Project, relevant: Relevance, cache=None) -> DocumentTe
     pending = scan_structure(project, doc)        # pass 1: sections and raw chunks, nothing parsed
     read_raw_flags(project, pending, relevant, doc)
     cam = relevant.widen(doc.sections, cam_sections(doc, relevant))
+    says = uses_of(doc.macros, lambda body: relevant(body, False))   # \\hires for HiResCAM
     for item in pending:                          # pass 2: parse what matters
         if isinstance(item, Unit):
             doc.units.append(item)
             continue
         f, start = item.file, item.start
         chunk = f.masked[start:item.end]
-        if relevant(chunk, item.section in cam):
+        if relevant(chunk, item.section in cam) or (says is not None and says.search(chunk)):
             section = doc.sections[item.section]
             if cache is not None:
                 doc.units.extend(cache.units(f, start, chunk, section, doc.macros, convert_chunk))
@@ -95,6 +96,8 @@ def read_raw_flags(project: Project, pending: list, relevant: Relevance, doc: Do
     """Which sections mention CAM or a transformer, and state an input size, in their raw text
     (one regex pass per file; only the text of `pending`'s chunks counts)."""
     chunks: dict[str, list[Chunk]] = {}
+    macro_flags = {name: uses_of(doc.macros, lambda body, n=name: bool(relevant.flags(body).get(n)))
+                   for name in relevant.flags("")}
     for item in pending:
         if isinstance(item, Chunk):
             chunks.setdefault(item.file.display, []).append(item)
@@ -108,7 +111,7 @@ def read_raw_flags(project: Project, pending: list, relevant: Relevance, doc: Do
             i = bisect.bisect_right(starts, pos) - 1
             return spans[i].section if i >= 0 and spans[i].start <= pos < spans[i].end else None
 
-        for name, positions in relevant.flags(f.masked).items():
+        for name, positions in _flags(f.masked, relevant, macro_flags).items():
             for pos in positions:
                 sec = section_at(pos)
                 if sec is not None:
@@ -117,3 +120,13 @@ def read_raw_flags(project: Project, pending: list, relevant: Relevance, doc: Do
             sec = section_at(pos)
             if sec is not None:
                 doc.raw_sizes.append(RawSize(prio, size, sec, pos))
+
+
+def _flags(raw: str, relevant: Relevance, macro_flags: dict) -> dict[str, list[int]]:
+    """The relevance's flags of raw text, plus where it uses a macro that says what a flag looks
+    for (a section that writes \\hires for HiResCAM mentions CAM)."""
+    found = relevant.flags(raw)
+    for name, rx in macro_flags.items():
+        if rx is not None:
+            found[name] = list(found.get(name, ())) + [m.start() for m in rx.finditer(raw)]
+    return found
