@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from camlint.extract.attribution import CNN, OTHER, Attribution
+from camlint.extract.attribution import CNN, OTHER, Attribution, planned
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
 from camlint.inputs.latex.units import DocumentText, Sentence
@@ -196,13 +196,15 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     own_transformer = bool(raw_transformer)
     applied = []
     for s in sentences:
-        if s.section.role in ("related", "references"):
+        if s.section.role in ("related", "references") or planned(vocab, s):
             continue
         has_transformer = bool(vocab.transformer.search(s.low)) and not vocab.contrast.search(s.low)
         if has_transformer and (s.section.role != "introduction" or vocab.phrases["first_person"].search(s.low)):
             own_transformer = True
         if vocab.phrases["declined"].search(s.low):
             continue
+        if s.section.role == "introduction" and not vocab.phrases["first_person"].search(s.low):
+            continue    # "Grad-CAM has been applied to ViTs [cite]": the introduction speaks of others
         applied.extend((s, m) for m in method_names.finditer(s.low)
                        if not vocab.contrast.search(clause_before(s.low, m.start(), 80)))
     if not applied or not own_transformer:
