@@ -266,3 +266,81 @@ A ViT-B/16 (google/vit-base-patch16-224-in21k) is fine-tuned on faces.
 {sentence}
 """)
     assert _entry(doc, "implementation")["status"] == "partial"
+
+
+# -- model aliases defined in prose ---------------------------------------------------------------
+
+@pytest.mark.parametrize("definition, alias", [
+    ("a DeiT-S (deit_small_patch16_224.fb_in1k); we refer to this model as DermNet-T below", "DermNet-T"),
+    ("a Swin-T pretrained on ImageNet-22k (PathoSwin below)", "PathoSwin"),
+    ("a BEiT-B, hereafter M1,", "M1"),
+    ("a DINO ViT-S/8 that we denote as Enc-A", "Enc-A"),
+])
+def test_a_transformer_named_by_an_alias_is_explained_next_to_a_cnn_baseline(tmp_path, definition, alias):
+    # the CAM sentences name only the alias; the CNN baseline is explained with Grad-CAM too
+    doc = _doc(tmp_path, rf"""\section{{Models}}
+We fine-tune {definition} on the crops. A ResNet-50 serves as the convolutional comparator.
+\section{{Saliency}}
+For {alias}, Grad-CAM is computed at the second-to-last block, at the output of the block.
+For the ResNet-50 comparator, Grad-CAM is computed at layer4.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+    assert _entry(doc, "layer")["value"] == {"block": -2}
+
+
+def test_an_alias_of_the_cnn_stays_a_cnn(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Models}
+We train an EfficientNet-B0, which we call LeafNet, and evaluate a ViT-B/16 only for accuracy.
+\section{Saliency}
+Grad-CAM maps of LeafNet are computed at its last stage.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+# -- numbers, ordinals and grids in words ---------------------------------------------------------
+
+@pytest.mark.parametrize("sentence, layer", [
+    ("The map is taken at the twenty-third block of the encoder.", {"block": 22}),
+    ("We hook the third-from-last block.", {"block": -3}),
+    ("Maps are read at the fourth block counted from the end.", {"block": -4}),
+    ("The antepenultimate block is used throughout.", {"block": -3}),
+    ("We settled on the block just before the last one.", {"block": -2}),
+    ("We use the second-last encoder block.", {"block": -2}),
+    ("Blocks 21-24 (counted from one) are averaged.", {"blocks": [20, 21, 22, 23], "combine": "mean"}),
+])
+def test_blocks_counted_in_words_and_from_the_end(tmp_path, sentence, layer):
+    doc = _doc(tmp_path, rf"""\section{{Model}}
+We fine-tune a ViT-L/16 (vit_large_patch16_224.augreg_in21k_ft_in1k) on satellite tiles.
+\section{{Grad-CAM}}
+{sentence}
+""")
+    entry = _entry(doc, "layer")
+    assert entry["status"] == "reported", entry
+    assert entry["value"] == layer
+
+
+@pytest.mark.parametrize("sentence, grid", [
+    ("The tokens are arranged in a sixteen-row, sixteen-column grid.", [16, 16]),
+    ("The tokens form a square grid with sixteen cells per side.", [16, 16]),
+    ("The 256 patch tokens are reshaped into a square map.", [16, 16]),
+    ("The token sequence is folded into a (16, 12) grid.", [16, 12]),
+    ("We reshape the tokens to H/16 x W/16 with H = W = 256.", [16, 16]),
+])
+def test_grids_given_by_rows_sides_tuples_counts_and_formulas(tmp_path, sentence, grid):
+    doc = _doc(tmp_path, rf"""\section{{Model}}
+We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k) on 256-pixel tiles.
+\section{{Grad-CAM}}
+{sentence}
+""")
+    entry = _entry(doc, "reshape")
+    assert entry["status"] == "reported", entry
+    assert entry["value"]["grid"] == grid
+
+
+def test_a_token_count_that_is_not_a_square_gives_no_grid(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k) on 256-pixel tiles.
+\section{Grad-CAM}
+The 197 tokens are reshaped into a square map.
+""")
+    assert _entry(doc, "reshape")["status"] != "reported"

@@ -14,6 +14,7 @@ from camlint.extract import decide as D
 from camlint.extract import mentions as Mn
 from camlint.extract import special
 from camlint.extract.attribution import Attribution
+from camlint.extract.aliases import with_aliases
 from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import vocabulary
@@ -181,8 +182,8 @@ def _reading_order(doc: DocumentText):
 
 
 def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
-    vocab = vocabulary()
     sentences = normalise_all(_reading_order(doc))
+    vocab = with_aliases(vocabulary(), sentences)   # "hereafter DermNet-T": the paper's names for its models
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
     result = Extraction(uses_cam=uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc)),

@@ -68,6 +68,10 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         if "stage" in m.group(0).lower():
             return {"stage": n}, {}
         return {"block": n - 1, "ordinal": word}, {}
+    if kind == "from_end":     # "the third-from-last block": the last is the first from the end
+        word = g["ord"].lower()
+        n = vocabulary().tables["ordinals"].get(word) or _int(re.sub(r"(st|nd|rd|th)$", "", word))
+        return ({"block": -n}, {}) if n else None
     if kind == "list":
         text = g["list"]
         rng = re.match(r"\s*(\d+)\s*(?:–|-|to)+\s*(\d+)", text)
@@ -85,12 +89,16 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
             return None
         return {"blocks": list(range(-n, 0))}, {}
     if kind == "grid":
-        r, c = int(g["r"]), int(g["c"])
+        r, c = int(g["r"]), int(g.get("c") or g["r"])     # "a square grid, 16 cells a side"
         if not (2 <= r <= 256 and 2 <= c <= 256):
             return None
         if max(r, c) > 64 and not re.search(r"grid|layout|\brows?\b|\bcolumns?\b", m.group(0), re.I):
             return None   # 224 x 224 is an image size; a long side is a grid only when called one
         return [r, c], {}
+    if kind == "square_count":   # "the 196 tokens are reshaped into a square grid": 14 x 14
+        n = int(g["n"])
+        side = round(n ** 0.5)
+        return ([side, side], {}) if side * side == n and side >= 2 else None
     if kind == "formula":
         return {"formula": m.group(0), "patch": int(g["p"]) if g["p"].isdigit() else None}, {}
     if kind == "named_class":
