@@ -344,3 +344,44 @@ We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k) on 256-pixel tiles.
 The 197 tokens are reshaped into a square map.
 """)
     assert _entry(doc, "reshape")["status"] != "reported"
+
+
+# -- more values in words (each a value of the taxonomy written without its usual name) ------------
+
+@pytest.mark.parametrize("key, sentence, value", [
+    ("relu", "Negative values in the final map are set to zero.", "after_combination"),
+    ("relu", "The weighted sum is clamped from below at zero.", "after_combination"),
+    ("relu", "Only positive evidence is kept after summing the channels.", "after_combination"),
+    ("relu", "The resulting map is then passed through a ReLU.", "after_combination"),
+    ("relu", "We do not rectify the map, so negative evidence remains visible.", "none"),
+    ("target", "Gradients are taken of the pre-softmax score for the label predicted by the network.",
+     {"kind": "logit", "class": "predicted"}),
+    ("target", "We differentiate the class score (before softmax) of the top-1 prediction.",
+     {"kind": "logit", "class": "predicted"}),
+    ("target", "The target is the unnormalised output for the correct class.",
+     {"kind": "logit", "class": "ground_truth"}),
+    ("weighting", "We multiply each activation by its gradient before summing over channels.", "elementwise"),
+    ("postprocess", "Maps are normalised to unit maximum and upsampled with nearest-neighbour interpolation.",
+     {"normalize": "max", "upsample": "nearest"}),
+    ("tokens", "The [CLS] position is skipped when the activations are reshaped.", {"drop": ["cls"]}),
+    ("tokens", "The leading class embedding does not enter the map.", {"drop": ["cls"]}),
+    ("location", "Activations are taken right after the attention's output projection.", "F3b"),
+])
+def test_values_written_in_words(tmp_path, key, sentence, value):
+    doc = _doc(tmp_path, rf"""\section{{Model}}
+We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k_ft_in1k) on satellite tiles.
+\section{{Grad-CAM}}
+{sentence}
+""")
+    entry = _entry(doc, key)
+    assert entry["status"] == "reported", entry
+    assert entry["value"] == value
+
+
+def test_tokens_discarded_after_aggregation_state_no_relu(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k_ft_in1k) on satellite tiles.
+\section{Grad-CAM}
+The class token is discarded after aggregating the heads.
+""")
+    assert _entry(doc, "relu")["status"] == "missing"
