@@ -385,3 +385,18 @@ We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k_ft_in1k) on satellite
 The class token is discarded after aggregating the heads.
 """)
     assert _entry(doc, "relu")["status"] == "missing"
+
+
+def test_the_method_is_cited_where_the_paragraph_names_it_not_in_the_list_below(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Model}
+We fine-tune a Swin-T (swin_tiny_patch4_window7_224.ms_in1k) on endoscopy frames.
+\section{Explanation settings}
+For every test frame we compute a LayerCAM map with these choices:
+\begin{enumerate}
+\item the last block of the final stage, at its output;
+\item weights as in LayerCAM, with positive gradients multiplied elementwise.
+\end{enumerate}
+""")
+    entry = _entry(doc, "method")
+    assert entry["value"] == "layercam"
+    assert entry["evidence"][0]["line"] == 6, entry["evidence"]
