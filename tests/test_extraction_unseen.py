@@ -400,3 +400,16 @@ For every test frame we compute a LayerCAM map with these choices:
     entry = _entry(doc, "method")
     assert entry["value"] == "layercam"
     assert entry["evidence"][0]["line"] == 6, entry["evidence"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Score-CAM upsamples each channel to the input size and min-max normalises it so that it can serve as a mask.",
+    "Every activation channel is resized bilinearly and used to mask the input before the forward pass.",
+])
+def test_score_cams_masking_step_is_not_the_maps_postprocess(tmp_path, sentence):
+    doc = _doc(tmp_path, rf"""\section{{Model}}
+We fine-tune a DeiT-S (deit_small_patch16_224.fb_in1k) on leaf images.
+\section{{Score-CAM}}
+{sentence}
+""")
+    assert _entry(doc, "postprocess")["status"] == "missing"

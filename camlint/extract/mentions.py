@@ -110,11 +110,15 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
 
 
 def cued(vocab: Vocabulary, cue: str, sentence: Sentence) -> bool:
-    """The sentence speaks of what the cue names (the map, the grid, the target): itself, as a
-    step of an algorithm or of a list of steps in scope (every step is a step of the map), as a row of a settings table that is
-    not about the input, or by referring back to the sentence before ("The resulting volume is
-    upsampled ...")."""
+    """The sentence speaks of what the cue names (the map, the grid, the target), and not of what
+    vocabulary.yaml's `not_<cue>` names (Score-CAM's masks are not the map): itself, as a step
+    of an algorithm or of a list of steps in scope (every step is a step of the map), as a row
+    of a settings table that is not about the input, or by referring back to the sentence before
+    ("The resulting volume is upsampled ...")."""
     rx = vocab.cues[cue]
+    unless = vocab.phrases.get(f"not_{cue}")
+    if unless is not None and unless.search(sentence.low):
+        return False
     if rx.search(sentence.low) or sentence.unit.float_env == "algorithm" or sentence.unit.kind == "item":
         return True
     if sentence.unit.kind == "row":     # a row of a settings table about the map (in scope)
