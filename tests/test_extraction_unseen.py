@@ -413,3 +413,50 @@ We fine-tune a DeiT-S (deit_small_patch16_224.fb_in1k) on leaf images.
 {sentence}
 """)
     assert _entry(doc, "postprocess")["status"] == "missing"
+
+
+_LONG_EXPERIMENTS = "\n\n".join([
+    "We evaluate on three datasets with the usual splits and report accuracy for each of them here.",
+    "Training used AdamW for forty epochs with cosine decay and standard augmentation throughout.",
+    "We also report the deletion metric and the pointing game for completeness on each dataset.",
+    "Results are averaged over three seeds with the standard deviation shown in brackets.",
+    "All runs used one GPU."])
+
+
+@pytest.mark.parametrize("pointer, label", [
+    (r"We compute Grad-CAM maps for all test images; Table~\ref{tab:cfg} lists every setting.", "tab:cfg"),
+    (r"The saliency configuration is summarised in \cref{tab:sal,tab:data}.", "tab:sal"),
+])
+def test_a_settings_table_the_cam_section_refers_to_is_read_wherever_it_stands(tmp_path, pointer, label):
+    doc = _doc(tmp_path, rf"""\section{{Model}}
+We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k) on crops.
+\section{{Grad-CAM}}
+{pointer}
+\section{{Experiments}}
+{_LONG_EXPERIMENTS}
+\begin{{table}}[t]\caption{{Configuration.}}\label{{{label}}}
+\begin{{tabular}}{{ll}}
+Block & last (index 11) \\
+Hooked module & norm1 \\
+Removed tokens & [CLS] \\
+\end{{tabular}}\end{{table}}
+""")
+    assert _entry(doc, "layer")["value"] == {"block": 11}
+    assert _entry(doc, "location")["value"] == "F1"
+    assert _entry(doc, "tokens")["value"] == {"drop": ["cls"]}
+
+
+def test_a_table_nobody_points_to_from_the_cam_section_is_not_read_as_settings(tmp_path):
+    doc = _doc(tmp_path, rf"""\section{{Model}}
+We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k) on crops.
+\section{{Grad-CAM}}
+We compute Grad-CAM maps for all test images.
+\section{{Experiments}}
+{_LONG_EXPERIMENTS} Table~\ref{{tab:other}} compares training recipes.
+\begin{{table}}[t]\caption{{Training recipes.}}\label{{tab:other}}
+\begin{{tabular}}{{ll}}
+Block & last (index 11) \\
+Removed tokens & [CLS] \\
+\end{{tabular}}\end{{table}}
+""")
+    assert _entry(doc, "layer")["status"] == "missing"

@@ -81,6 +81,7 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
             scope.cam_titles.add(u.section.index)
             scope.cam_sections.add(u.section.index)
     _inherit(doc, scope, vocab)
+    scope.cam_floats.update(doc.pointed_floats)    # "Table 2 lists every setting of the maps"
     paragraphs: dict[int, int] = {}
     for u in doc.units:
         if u.kind == "text":     # a list or an algorithm is one paragraph, not one per item

@@ -8,6 +8,7 @@ on text that says nothing about CAM.
 from __future__ import annotations
 
 import bisect
+import re
 from typing import Protocol
 
 from camlint.inputs.latex.convert import convert_chunk
@@ -71,19 +72,39 @@ def build_units(project: Project, relevant: Relevance, cache=None) -> DocumentTe
     read_raw_flags(project, pending, relevant, doc)
     cam = relevant.widen(doc.sections, cam_sections(doc, relevant))
     says = uses_of(doc.macros, lambda body: relevant(body, False))   # \\hires for HiResCAM
+    pointed = _pointed_labels(pending, cam)
     for item in pending:                          # pass 2: parse what matters
         if isinstance(item, Unit):
             doc.units.append(item)
             continue
         f, start = item.file, item.start
         chunk = f.masked[start:item.end]
-        if relevant(chunk, item.section in cam) or (says is not None and says.search(chunk)):
+        to_float = bool(pointed) and bool(set(_LABEL.findall(chunk)) & pointed)
+        if relevant(chunk, item.section in cam) or (says is not None and says.search(chunk)) or to_float:
             section = doc.sections[item.section]
             if cache is not None:
-                doc.units.extend(cache.units(f, start, chunk, section, doc.macros, convert_chunk))
+                units = cache.units(f, start, chunk, section, doc.macros, convert_chunk)
             else:
-                doc.units.extend(convert_chunk(chunk, f, section, start, doc.macros))
+                units = convert_chunk(chunk, f, section, start, doc.macros)
+            doc.units.extend(units)
+            if to_float:
+                doc.pointed_floats.update((u.file.display, u.section.index, u.float_env) for u in units if u.float_env)
     return doc
+
+
+_REF = re.compile(r"\\(?:[cC]|auto|name|v)?ref\*?\s*\{([^{}]*)\}")
+_LABEL = re.compile(r"\\label\s*\{([^{}]*)\}")
+
+
+def _pointed_labels(pending: list, cam: set[int]) -> set[str]:
+    """Labels that paragraphs of the sections about CAM refer to (\\ref{tab:settings}): the float
+    that carries one describes the CAM settings wherever it stands."""
+    keys: set[str] = set()
+    for item in pending:
+        if isinstance(item, Chunk) and item.section in cam:
+            for group in _REF.findall(item.file.masked[item.start:item.end]):
+                keys.update(k.strip() for k in group.split(",") if k.strip())
+    return keys
 
 
 def cam_sections(doc: DocumentText, relevant: Relevance) -> set[int]:
