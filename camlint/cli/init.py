@@ -43,6 +43,9 @@ def canonical_value(key: str, value):
             return None
         return {k: v for k, v in value.items() if k in ("block", "blocks", "combine", "stage", "encoder", "indexing")} \
             if any(k in value for k in ("block", "blocks", "stage")) else None
+    if key == "postprocess" and isinstance(value, dict) and any(
+            vocab.canonical(f"postprocess.{k}", value[k]).value is None for k in ("normalize", "upsample") if k in value):
+        return None    # a normalisation the camspec has no value for (z-score, a percentile)
     if key == "target" and isinstance(value, dict):
         kind = vocab.canonical("target.kind", value.get("kind")).value if value.get("kind") else None
         return {"kind": kind or "TODO", "class": value.get("class", "TODO")}

@@ -15,6 +15,7 @@ from camlint.extract import mentions as Mn
 from camlint.extract import special
 from camlint.extract.anchor import anchor
 from camlint.extract.attribution import Attribution
+from camlint.extract.aliases import with_aliases
 from camlint.extract.columns import own_columns
 from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
@@ -184,8 +185,8 @@ def _reading_order(doc: DocumentText):
 
 
 def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
-    vocab = vocabulary()
     sentences = normalise_all(own_columns(_reading_order(doc)))
+    vocab = with_aliases(vocabulary(), sentences)   # "hereafter DermNet-T": the paper's names for its models
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
     uses_cam = uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc), scope.attribution)

@@ -7,7 +7,8 @@ Every sentence gets one attribution before any value is accepted:
 - CNN: a convolutional baseline or comparator (named in the sentence, or the sentence sits in a
   subsection about it, or refers back to it: "for this comparator");
 - EVALUATION: a measured result in the experiments ("class probability: 0.46 on average");
-- RELATED: related work, the introduction, the references, acknowledgements.
+- RELATED: related work, the introduction, the references, acknowledgements, and a section about
+  future work (a plan is not a procedure the paper applies).
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ class Attribution:
         v = self.vocab
         if s.section.role in RELATED_ROLES:
             return RELATED
-        if s.section.title and self.vocab.review_section.search(low(s.section.title)):
+        if planned(self.vocab, s) or (s.section.title and self.vocab.review_section.search(low(s.section.title))):
             return RELATED
         if s.section.title and v.phrases["reviewer_section"].search(low(s.section.title)) \
                 and v.phrases["reviewer_comment"].match(low(s.unit.text)):
@@ -75,3 +76,8 @@ class Attribution:
 
     def own(self, s: Sentence) -> bool:
         return self.of(s) == OWN
+
+
+def planned(vocab: Vocabulary, s: Sentence) -> bool:
+    """The sentence stands in a section about future work: what it describes is not done yet."""
+    return bool(s.section.title) and bool(vocab.phrases["plan_section"].search(low(s.section.title)))

@@ -17,7 +17,7 @@ def _found(key: str, text: str) -> dict[str, object]:
     v, t = vocabulary(), low(text)
     best: dict[str, tuple[int, object]] = {}
     for entry in v.entries.get(key, ()):
-        if entry.vague or entry.strength <= best.get(entry.slot, (0, None))[0]:
+        if entry.vague or entry.parse == "antecedent" or entry.strength <= best.get(entry.slot, (0, None))[0]:
             continue
         for rx in entry.patterns:
             m = rx.search(t)

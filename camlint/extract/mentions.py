@@ -68,6 +68,10 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         if "stage" in m.group(0).lower():
             return {"stage": n}, {}
         return {"block": n - 1, "ordinal": word}, {}
+    if kind == "from_end":     # "the third-from-last block": the last is the first from the end
+        word = g["ord"].lower()
+        n = vocabulary().tables["ordinals"].get(word) or _int(re.sub(r"(st|nd|rd|th)$", "", word))
+        return ({"block": -n}, {}) if n else None
     if kind == "list":
         text = g["list"]
         rng = re.match(r"\s*(\d+)\s*(?:–|-|to)+\s*(\d+)", text)
@@ -85,12 +89,16 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
             return None
         return {"blocks": list(range(-n, 0))}, {}
     if kind == "grid":
-        r, c = int(g["r"]), int(g["c"])
+        r, c = int(g["r"]), int(g.get("c") or g["r"])     # "a square grid, 16 cells a side"
         if not (2 <= r <= 256 and 2 <= c <= 256):
             return None
         if max(r, c) > 64 and not re.search(r"grid|layout|\brows?\b|\bcolumns?\b", m.group(0), re.I):
             return None   # 224 x 224 is an image size; a long side is a grid only when called one
         return [r, c], {}
+    if kind == "square_count":   # "the 196 tokens are reshaped into a square grid": 14 x 14
+        n = int(g["n"])
+        side = round(n ** 0.5)
+        return ([side, side], {}) if side * side == n and side >= 2 else None
     if kind == "formula":
         return {"formula": m.group(0), "patch": int(g["p"]) if g["p"].isdigit() else None}, {}
     if kind == "named_class":
@@ -102,11 +110,15 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
 
 
 def cued(vocab: Vocabulary, cue: str, sentence: Sentence) -> bool:
-    """The sentence speaks of what the cue names (the map, the grid, the target): itself, as a
-    step of an algorithm (every step is a step of the map), as a row of a settings table that is
-    not about the input, or by referring back to the sentence before ("The resulting volume is
-    upsampled ...")."""
+    """The sentence speaks of what the cue names (the map, the grid, the target), and not of what
+    vocabulary.yaml's `not_<cue>` names (Score-CAM's masks are not the map): itself, as a step
+    of an algorithm or of a list of steps in scope (every step is a step of the map), as a row
+    of a settings table that is not about the input, or by referring back to the sentence before
+    ("The resulting volume is upsampled ...")."""
     rx = vocab.cues[cue]
+    unless = vocab.phrases.get(f"not_{cue}")
+    if unless is not None and unless.search(sentence.low):
+        return False
     if rx.search(sentence.low) or sentence.unit.float_env == "algorithm" or sentence.unit.kind == "item":
         return True     # (mentions are read in CAM scope only: an item there is a step of the procedure)
     if sentence.unit.kind == "row":     # a row of a settings table about the map (in scope)
@@ -115,6 +127,18 @@ def cued(vocab: Vocabulary, cue: str, sentence: Sentence) -> bool:
         return False
     before = sentence.unit.text[max(0, sentence.start - 400):sentence.start]
     return bool(rx.search(low(before)) or rx.search(low(sentence.section.title or "")))
+
+
+ANTECEDENT_CHARS = 300   # how far back a pronoun ("Both are sliced off") looks for what it names
+
+
+def _antecedent(vocab: Vocabulary, sentence: Sentence, start: int) -> list[str] | None:
+    """The prefix tokens a pronoun refers back to ("the class token and the distillation token.
+    Both are sliced off", "the class token; it is dropped"): those named just before it."""
+    before = sentence.unit.text[max(0, sentence.start - ANTECEDENT_CHARS):sentence.start] + " " + sentence.text[:start]
+    before = low(before)
+    names = [name for name in ("cls", "dist", "registers") if vocab.phrases[f"token_{name}"].search(before)]
+    return names or None
 
 
 def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
@@ -138,7 +162,11 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
                 if m.start() in taken.get(entry.slot, ()) or any(a <= m.start() < b for a, b in others):
                     continue   # already read by a more specific entry, or someone else's setting
                 value, data = entry.value, {}
-                if entry.parse:
+                if entry.parse == "antecedent":
+                    value = _antecedent(vocab, sentence, m.start())
+                    if value is None:
+                        continue
+                elif entry.parse:
                     parsed = _parse(entry, m)
                     if parsed is None:
                         continue

@@ -1,7 +1,9 @@
 """Normalisation before matching: one spelling for things people write many ways.
 
 The vocabulary then needs one pattern per idea, not one per spelling:
-- number words become digits ("one hundred and ninety-six" -> 196, "fourteen" -> 14);
+- number words become digits ("one hundred and ninety-six" -> 196, "fourteen" -> 14), and ordinals
+  past twelfth numbered ordinals ("twenty-third" -> 23rd; "first" .. "twelfth" stay words: the
+  vocabulary reads them, and "first" or "second" are more often not counts);
 - grids become `R×C` ("24-by-24", "14 by 14", "7 x 7", "14 X 14" -> 24×24, 14×14, 7×7);
 - a two-cell table row becomes a sentence ("Removed tokens | [CLS] and distillation" ->
   "the [CLS] and distillation tokens are removed"; other rows "key: value");
@@ -28,6 +30,12 @@ VALUE = {w: i for i, w in enumerate(_UNITS)} | {w: 10 + i for i, w in enumerate(
 _U = "|".join(_UNITS[1:])
 _BELOW_100 = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{_U}))?|{'|'.join(_TEENS)}|{_U})"
 _NUMBER_WORDS = re.compile(rf"\b(?:(?:{_U})[- ]hundred(?:(?: and)? {_BELOW_100})?|{_BELOW_100})\b", re.I)
+_ORD_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+_ORD_TEENS = {"thirteenth": 13, "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17,
+              "eighteenth": 18, "nineteenth": 19}
+_ORD_TENS = {"twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50}
+_ORDINAL_WORDS = re.compile(rf"\b(?:(?:{'|'.join(_TENS)})[- ](?:{'|'.join(_ORD_UNITS)})|{'|'.join(_ORD_TEENS)}|"
+                            rf"{'|'.join(_ORD_TENS)})\b", re.I)
 _GRID = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:-\s*by\s*-|\s+by\s+|[x×X*]|\s+[x×X*]\s+|\s*×\s*)\s*(\d{1,4})(?!\w|\.\d)")
 _SPACES = re.compile(r"\s{2,}")
 _WORD_DASH = re.compile(r"(?<=[A-Za-z])[–—](?=[A-Za-z])")    # "image--text" -> "image-text"
@@ -54,6 +62,16 @@ def _number(m: re.Match) -> str | None:
     if word.lower() == "one":
         return None     # "one of the blocks", "one head": a pronoun more often than a count
     return str(number_value(word))
+
+
+def _ordinal(m: re.Match) -> str:
+    word = m.group(0).lower()
+    if word in _ORD_TEENS or word in _ORD_TENS:
+        n = _ORD_TEENS.get(word) or _ORD_TENS[word]
+    else:
+        tens, unit = re.split(r"[- ]", word)
+        n = VALUE[tens] + _ORD_UNITS.index(unit) + 1
+    return f"{n}{'st' if n % 10 == 1 and n != 11 else 'nd' if n % 10 == 2 and n != 12 else 'rd' if n % 10 == 3 and n != 13 else 'th'}"
 
 
 def _grid(m: re.Match) -> str:
@@ -84,6 +102,7 @@ def normalise_text(text: str, offsets: list[int] | None = None) -> tuple[str, li
     text = text.translate(_CHARS)          # one character for one: offsets unchanged
     text, offs = _sub(text, offs, _SPACES, lambda m: " ")
     text = _WORD_DASH.sub("-", text)       # one character for one
+    text, offs = _sub(text, offs, _ORDINAL_WORDS, _ordinal)     # before "twenty" becomes 20
     text, offs = _sub(text, offs, _NUMBER_WORDS, _number)
     text, offs = _sub(text, offs, _GRID, _grid)
     return text, offs

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution
+from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution, planned
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
 from camlint.inputs.latex.units import DocumentText, Sentence
@@ -81,6 +81,7 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
             scope.cam_titles.add(u.section.index)
             scope.cam_sections.add(u.section.index)
     _inherit(doc, scope, vocab)
+    scope.cam_floats.update(doc.pointed_floats)    # "Table 2 lists every setting of the maps"
     paragraphs: dict[int, int] = {}
     for u in doc.units:
         if u.kind == "text":     # a list or an algorithm is one paragraph, not one per item
@@ -220,7 +221,7 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     attribution = attribution or Attribution(vocab)
     own_transformer = bool(raw_transformer)
     for s in sentences:
-        if s.section.role in ("related", "references"):
+        if s.section.role in ("related", "references") or planned(vocab, s):
             continue
         has_transformer = bool(vocab.transformer.search(s.low)) and not vocab.contrast.search(s.low)
         if has_transformer and (s.section.role != "introduction" or vocab.phrases["first_person"].search(s.low)):

@@ -85,8 +85,14 @@ def decide_method(sentences: list[Sentence], scope: Scope, vocab: Vocabulary, me
         counts[m.value] = counts.get(m.value, 0) + 1
     # the most specific name used most often; plain Grad-CAM loses ties to a named variant
     value = max(counts, key=lambda v: (counts[v] + (0.5 if v not in ("gradcam", "vague") else 0)))
-    # the primary evidence: where the method section names it, not the abstract
-    first = max((m for m in pool if m.value == value), key=lambda m: ROLE_RANK.get(m.sentence.section.role, 2))
+    # the primary evidence: where the method section names it, not the abstract; the first such
+    # line of its file (a list's items are read before the paragraph that introduces them)
+    files = {}
+    for m in pool:
+        files.setdefault(m.sentence.unit.file.display, len(files))
+    named = sorted((m for m in pool if m.value == value),
+                   key=lambda m: (files[m.sentence.unit.file.display], m.position()[1:]))
+    first = max(named, key=lambda m: ROLE_RANK.get(m.sentence.section.role, 2))
     if value == "vague":
         return {"text": " ".join(first.text.split())}, evidence_of(pool, first)
     return value, evidence_of([m for m in pool if m.value == value], first)

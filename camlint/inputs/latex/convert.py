@@ -141,6 +141,10 @@ class _Converter:
             self.b.unit.cites.append(Citation(self.b.length - 2, keys))
         elif name in M.REFS:
             self.b.add("[ref]", pos)
+        elif name in self.macros:
+            # the paper's own \\def of a name wins over the built-in symbol (\\def\\ast{AST});
+            # "\\tok token": the space after a macro name is eaten by TeX, \\xspace puts it back
+            self.b.add(self.macros[name] + (" " if getattr(n, "macro_post_space", "") else ""), pos)
         elif name in M.FRACTIONS and len(args) >= 2:
             self.b.add("(", pos)
             self.nodes([args[-2]], math)
@@ -156,9 +160,6 @@ class _Converter:
             self.b.add(sym if math or len(sym) <= 1 else f" {sym} ", pos)
         elif name in M.SPACES:
             self.b.add(" ", pos)
-        elif name in self.macros:
-            # "\\tok token": the space after a macro name is eaten by TeX, \\xspace puts it back
-            self.b.add(self.macros[name] + (" " if getattr(n, "macro_post_space", "") else ""), pos)
         elif name in M.TEXT_WRAPPERS:
             if name == "verb" and not args:   # pylatexenc keeps \verb content in verbatim_delimiters
                 self.b.add(getattr(n, "verbatim_content", "") or "", pos)

@@ -8,10 +8,11 @@ on text that says nothing about CAM.
 from __future__ import annotations
 
 import bisect
+import re
 from typing import Protocol
 
 from camlint.inputs.latex.convert import convert_chunk
-from camlint.inputs.latex.macros import collect_macros
+from camlint.inputs.latex.macros import collect_macros, uses_of
 from camlint.inputs.latex.project import Project
 from camlint.inputs.latex.structural import structural_problems
 from camlint.inputs.latex.structure import Chunk, scan_structure
@@ -70,19 +71,40 @@ def build_units(project: Project, relevant: Relevance, cache=None) -> DocumentTe
     pending = scan_structure(project, doc)        # pass 1: sections and raw chunks, nothing parsed
     read_raw_flags(project, pending, relevant, doc)
     cam = relevant.widen(doc.sections, cam_sections(doc, relevant))
+    says = uses_of(doc.macros, lambda body: relevant(body, False))   # \\hires for HiResCAM
+    pointed = _pointed_labels(pending, cam)
     for item in pending:                          # pass 2: parse what matters
         if isinstance(item, Unit):
             doc.units.append(item)
             continue
         f, start = item.file, item.start
         chunk = f.masked[start:item.end]
-        if relevant(chunk, item.section in cam):
+        to_float = bool(pointed) and bool(set(_LABEL.findall(chunk)) & pointed)
+        if relevant(chunk, item.section in cam) or (says is not None and says.search(chunk)) or to_float:
             section = doc.sections[item.section]
             if cache is not None:
-                doc.units.extend(cache.units(f, start, chunk, section, doc.macros, convert_chunk))
+                units = cache.units(f, start, chunk, section, doc.macros, convert_chunk)
             else:
-                doc.units.extend(convert_chunk(chunk, f, section, start, doc.macros))
+                units = convert_chunk(chunk, f, section, start, doc.macros)
+            doc.units.extend(units)
+            if to_float:
+                doc.pointed_floats.update((u.file.display, u.section.index, u.float_env) for u in units if u.float_env)
     return doc
+
+
+_REF = re.compile(r"\\(?:[cC]|auto|name|v)?ref\*?\s*\{([^{}]*)\}")
+_LABEL = re.compile(r"\\label\s*\{([^{}]*)\}")
+
+
+def _pointed_labels(pending: list, cam: set[int]) -> set[str]:
+    """Labels that paragraphs of the sections about CAM refer to (\\ref{tab:settings}): the float
+    that carries one describes the CAM settings wherever it stands."""
+    keys: set[str] = set()
+    for item in pending:
+        if isinstance(item, Chunk) and item.section in cam:
+            for group in _REF.findall(item.file.masked[item.start:item.end]):
+                keys.update(k.strip() for k in group.split(",") if k.strip())
+    return keys
 
 
 def cam_sections(doc: DocumentText, relevant: Relevance) -> set[int]:
@@ -95,6 +117,8 @@ def read_raw_flags(project: Project, pending: list, relevant: Relevance, doc: Do
     """Which sections mention CAM or a transformer, and state an input size, in their raw text
     (one regex pass per file; only the text of `pending`'s chunks counts)."""
     chunks: dict[str, list[Chunk]] = {}
+    macro_flags = {name: uses_of(doc.macros, lambda body, n=name: bool(relevant.flags(body).get(n)))
+                   for name in relevant.flags("")}
     for item in pending:
         if isinstance(item, Chunk):
             chunks.setdefault(item.file.display, []).append(item)
@@ -108,7 +132,7 @@ def read_raw_flags(project: Project, pending: list, relevant: Relevance, doc: Do
             i = bisect.bisect_right(starts, pos) - 1
             return spans[i].section if i >= 0 and spans[i].start <= pos < spans[i].end else None
 
-        for name, positions in relevant.flags(f.masked).items():
+        for name, positions in _flags(f.masked, relevant, macro_flags).items():
             for pos in positions:
                 sec = section_at(pos)
                 if sec is not None:
@@ -117,3 +141,13 @@ def read_raw_flags(project: Project, pending: list, relevant: Relevance, doc: Do
             sec = section_at(pos)
             if sec is not None:
                 doc.raw_sizes.append(RawSize(prio, size, sec, pos))
+
+
+def _flags(raw: str, relevant: Relevance, macro_flags: dict) -> dict[str, list[int]]:
+    """The relevance's flags of raw text, plus where it uses a macro that says what a flag looks
+    for (a section that writes \\hires for HiResCAM mentions CAM)."""
+    found = relevant.flags(raw)
+    for name, rx in macro_flags.items():
+        if rx is not None:
+            found[name] = list(found.get(name, ())) + [m.start() for m in rx.finditer(raw)]
+    return found

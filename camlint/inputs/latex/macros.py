@@ -46,3 +46,13 @@ def collect_macros(project: Project) -> dict[str, str]:
         # expanding earlier macros inside a body can grow exponentially (\\def\\b{\\a\\a}...)
         macros[name] = expand_macro_body(body, macros)[:MAX_MACRO_CHARS]
     return macros
+
+
+def uses_of(macros: dict[str, str], says) -> re.Pattern | None:
+    """Where raw text uses a macro whose expansion `says` something (\\hires for HiResCAM): the
+    raw prefilters, which run before any parsing, then read what a macro means, not its name."""
+    names = sorted({k.split(ARITY_MARK)[0] for k, body in macros.items() if body.strip() and says(body)},
+                   key=len, reverse=True)
+    if not names:
+        return None
+    return re.compile(r"\\(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z@])")

@@ -130,6 +130,8 @@ class DocumentText:
     macros: dict[str, str] = field(default_factory=dict)
     raw_flags: dict[str, set[int]] = field(default_factory=dict)   # name -> sections whose raw text matched
     raw_sizes: list[RawSize] = field(default_factory=list)
+    # (file, section, float env) of the floats a section about CAM refers to ("Table 2 lists the settings")
+    pointed_floats: set[tuple[str, int, str]] = field(default_factory=set)
 
     def sentences(self):
         for u in self.units:
