@@ -96,7 +96,11 @@ def test_batched_sweep_gives_the_one_at_a_time_results(tmp_path):
     shutil.copytree(ROOT / "examples" / "testbed", tmp_path / "tb", ignore=shutil.ignore_patterns("*.png", "maps"))
     shutil.copytree(ROOT / "examples" / "testbed" / "images", tmp_path / "tb" / "images", dirs_exist_ok=True)
     spec = tmp_path / "tb" / "testbed-open.yaml"
-    spec.write_text(spec.read_text().replace("dtype: float32", "dtype: float64"))
+    import yaml
+
+    data = yaml.safe_load(spec.read_text())
+    data["runtime"]["dtype"], data["inputs"] = "float64", data["inputs"][:8]
+    spec.write_text(yaml.safe_dump(data, sort_keys=False))
     space = {"location": ["F1", "F2", "F6"], "tokens": [{"drop": ["cls"]}, {"drop": ["cls"], "gradients_from": "cls"}],
              "target": [{"kind": "logit", "class": "predicted"}, {"kind": "softmax", "class": "predicted"}]}
     alone = sw.sweep(spec, space, device="cpu", batch_max=1)
