@@ -225,6 +225,25 @@ def test_localization_metrics_for_boxes():
     assert loc["pointing_chance"] == 90 * 90 / (224 * 224)        # the box [60, 70, 150, 160] of 224 x 224
 
 
+def test_every_format_states_the_pointing_game_beside_its_chance_level():
+    """json, text and markdown give the same hits, rate and chance level (the mean share of the
+    image the boxes cover: 90 x 90 and 80 x 80 of 224 x 224 here, no tolerance)."""
+    from camlint.formats.verification import render_verify
+    from camlint.verify.run import verify
+
+    report = verify(SPEC, device="cpu")
+    summary = json.loads(render_verify("json", report))["localization"]
+    hits = sum(r.localization["pointing"] for r in report.results)
+    chance = (90 * 90 + 80 * 80) / 2 / (224 * 224)
+    assert summary["pointing_hits"] == hits and summary["inputs"] == 2 and summary["pointing_px"] == 0
+    assert summary["pointing_chance"] == pytest.approx(chance)
+    sentence = f"pointing game: {hits}/2 (rate {hits / 2:.2f}) against a chance level of {chance:.2f}"
+    for fmt in ("text", "markdown"):
+        shown = " ".join(render_verify(fmt, report).split())
+        assert sentence in shown.lower(), fmt
+        assert ("inside" in shown) == (hits > 0) and ("outside" in shown) == (hits < 2), fmt
+
+
 def test_fingerprint_is_stable_and_quantised():
     from camlint.verify.compare import fingerprint
 

@@ -252,6 +252,27 @@ def test_maps_out_never_overwrites_declared_files(tmp_path):
     assert (tmp_path / "v" / "images" / "disc.png").read_bytes() == before
 
 
+def test_no_output_of_verify_or_sweep_overwrites_a_declared_file(tmp_path):
+    """-o, --out and --maps-out follow one rule for both commands: refused (exit 2, naming the
+    path) before any work where a file they would write is one the spec declares."""
+    shutil.copytree(FIXTURES / "verify", tmp_path / "v")
+    spec = tmp_path / "v" / "sweep-open.yaml"
+    data = yaml.safe_load(spec.read_text())
+    np.save(tmp_path / "v" / "maps" / "disc__v00.npy", np.zeros((224, 224), np.float32))
+    data["artifacts"] = [{"input": "disc", "map": "maps/disc__v00.npy"}]
+    spec.write_text(yaml.safe_dump(data, sort_keys=False))
+    kept = {p: p.read_bytes() for p in (spec, tmp_path / "v" / "maps" / "disc__v00.npy")}
+    out = tmp_path / "out"
+    for args, named in ((("--maps-out", tmp_path / "v" / "maps"), "disc__v00.npy"), (("-o", spec), spec.name)):
+        proc = run_cli("sweep", spec, "--out", out, *args)
+        assert proc.returncode == 2 and "would overwrite" in proc.stderr and named in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr and not out.exists()
+    verify_spec = tmp_path / "v" / "vit-tiny-random.yaml"
+    proc = run_cli("verify", verify_spec, "-o", tmp_path / "v" / "images" / "disc.png")
+    assert proc.returncode == 2 and "would overwrite" in proc.stderr and "disc.png" in proc.stderr
+    assert all(p.read_bytes() == b for p, b in kept.items())
+
+
 def test_inputs_with_the_same_stem_get_unique_names(tmp_path):
     from camlint.verify.run import plan_maps_out
 
@@ -264,7 +285,7 @@ def test_inputs_with_the_same_stem_get_unique_names(tmp_path):
     spec = exec_spec(data, tmp_path)
     assert [i.name for i in spec.inputs] == ["a/disc.png", "b/disc.png"]
     assert spec.artifacts[0].input == "b/disc.png"
-    stems = plan_maps_out(tmp_path / "out", spec)
+    stems = plan_maps_out(tmp_path / "out", spec, set())
     assert len(set(stems.values())) == 2
     data["artifacts"] = [{"input": "disc", "map": "b/disc.png"}]
     with pytest.raises(SpecError, match="more than one"):

@@ -15,7 +15,7 @@ from rich.text import Text
 from camlint.rules.findings import location
 from camlint.formats.text import string_console
 from camlint.safety.sanitize import printable_lines
-from camlint.verify.report import tolerance_text
+from camlint.verify.report import pointing_text, tolerance_text
 
 
 # Procedure fields whose name differs from the spec key a default is reported under.
@@ -81,6 +81,13 @@ def resolved_rows(env: dict) -> list[tuple[str, str, bool]]:
     return rows
 
 
+def _pointing_cell(r) -> list[str]:
+    """Where the map's maximum is: inside / outside the object box (grown by the tolerance)."""
+    if r.localization is None:
+        return ["-"]
+    return ["inside" if r.localization["pointing"] else "outside"]
+
+
 def _metric_cells(r) -> list[str]:
     c = r.comparison or {}
     return [f"{c[k]:.4g}" if k in c else "-" for k in ("max_abs", "pearson", "spearman", "top10_iou")]
@@ -99,16 +106,20 @@ def verify_text(report, color: bool = False) -> str:
     if compared:
         console.print(f"  tolerance: {tolerance_text(compared[0]['tolerance'])}")
     table = Table(title_justify="left")
-    for col in ("input", "class", "max |diff|", "pearson", "spearman", "top-10% IoU", "result"):
+    boxed = report.localization is not None
+    for col in ("input", "class", "max |diff|", "pearson", "spearman", "top-10% IoU") + (
+            ("maximum",) if boxed else ()) + ("result",):
         table.add_column(col)
     for r in report.results:
         style = "red" if r.degenerate or r.reproduced is False else "green" if r.reproduced else ""
         table.add_row(Text(r.input), str(r.predicted if r.predicted is not None else ""), *_metric_cells(r),
-                      Text(_verdict(r), style=style))
+                      *(_pointing_cell(r) if boxed else ()), Text(_verdict(r), style=style))
     console.print(table)
     for r in report.results:      # whole, never truncated: a paper prints these
         console.print(Text(f"  sketch {r.input}: final {r.fingerprint['final']}  raw {r.fingerprint['raw']}"),
                       soft_wrap=True)
+    if report.localization is not None:
+        console.print(Text(f"  {pointing_text(report.localization)}"), soft_wrap=True)
     _text_findings(console, report.findings)
     console.print(Text(_overall(report), style="bold"))
     return buf.getvalue()
@@ -146,12 +157,15 @@ def verify_markdown(report) -> str:
     compared = [r.comparison for r in report.results if r.comparison]
     if compared:
         out += [f"Tolerance: {tolerance_text(compared[0]['tolerance'])}.", ""]
-    out += ["| input | class | max \\|diff\\| | pearson | spearman | top-10% IoU | result | sketch (final) |",
-            "|---|---|---|---|---|---|---|---|"]
+    boxed = report.localization is not None
+    out += ["| input | class | max \\|diff\\| | pearson | spearman | top-10% IoU |" + (" maximum |" if boxed else "")
+            + " result | sketch (final) |", "|---|---|---|---|---|---|" + ("---|" if boxed else "") + "---|---|"]
     for r in report.results:
         cls = r.predicted if r.predicted is not None else ""
-        out.append(f"| `{_cell(r.input)}` | {cls} | " + " | ".join(_metric_cells(r))
+        out.append(f"| `{_cell(r.input)}` | {cls} | " + " | ".join(_metric_cells(r) + (_pointing_cell(r) if boxed else []))
                    + f" | {_verdict(r)} | `{r.fingerprint['final']}` |")
+    if report.localization is not None:
+        out += ["", pointing_text(report.localization)[0].upper() + pointing_text(report.localization)[1:] + "."]
     out += ["", "<details><summary>Resolved procedure (<b>*</b> = camlint's default, not stated in the spec)"
             "</summary>", "", "| choice | value |", "|---|---|"]
     mark = " **\\***"

@@ -48,6 +48,7 @@ class VerifyReport:
     environment: dict
     results: list[InputResult]
     lint: DocumentReport | None = None      # `camlint check` of the spec (its warnings travel along)
+    pointing_px: float = 0.0                 # the pointing game's tolerance (tolerance.pointing_px)
 
     @property
     def reproduced(self) -> bool | None:
@@ -64,10 +65,37 @@ class VerifyReport:
     def document(self) -> DocumentReport:
         return document(self.spec, self.lint, self.findings)
 
+    @property
+    def localization(self) -> dict | None:
+        """The pointing game over the inputs with a box, beside its chance level (None: no box).
+
+        The chance level is the mean share of the image the (grown) boxes cover: the rate a map
+        with its maximum at a random pixel scores, the figure a pointing rate means nothing without."""
+        scored = [r.localization for r in self.results if r.localization is not None]
+        if not scored:
+            return None
+        hits = sum(1 for loc in scored if loc["pointing"])
+        return {"pointing_hits": hits, "inputs": len(scored), "pointing_rate": hits / len(scored),
+                "pointing_chance": sum(loc["pointing_chance"] for loc in scored) / len(scored),
+                "pointing_px": self.pointing_px,
+                "energy_in_box": sum(loc["energy_in_box"] for loc in scored) / len(scored)}
+
     def to_json(self) -> dict:
-        return {"camlint_version": __version__, "spec": self.spec, "reproduced": self.reproduced,
-                "environment": self.environment, "results": [r.to_json() for r in self.results],
-                "findings": [f.to_json() for f in self.findings]}
+        out = {"camlint_version": __version__, "spec": self.spec, "reproduced": self.reproduced,
+               "environment": self.environment, "results": [r.to_json() for r in self.results],
+               "findings": [f.to_json() for f in self.findings]}
+        if self.localization is not None:
+            out["localization"] = self.localization
+        return out
+
+
+def pointing_text(loc: dict) -> str:
+    """The pointing game as one sentence, its chance level beside it (text and markdown alike)."""
+    px = loc["pointing_px"]
+    return (f"pointing game: {loc['pointing_hits']}/{loc['inputs']} (rate {loc['pointing_rate']:.2f}) against a "
+            f"chance level of {loc['pointing_chance']:.2f} (a maximum at a random pixel; box "
+            + (f"grown by {px:g} px" if px else "itself, no tolerance")
+            + f"); energy in box {loc['energy_in_box']:.2f}")
 
 
 def merged(lint: DocumentReport | None, found: list[Finding]) -> list[Finding]:
@@ -124,6 +152,34 @@ def comparison_title(res: InputResult) -> str:
     return (f"{res.input} vs {c['artifact']} ({c['stage']} map): {verdict}. max_abs {c['max_abs']:.3g}, "
             f"pearson {c['pearson']:.6f}, spearman {c['spearman']:.4f}, {sketch}; "
             f"tolerance {tolerance_text(c['tolerance'])}")
+
+
+def declared_paths(spec_path: Path, spec, raw_artifacts=None) -> set[Path]:
+    """Every file the spec declares (the spec itself, weights, inputs, reported maps), resolved:
+    the files no output of verify or sweep may overwrite. `raw_artifacts`: the spec's artifacts
+    list as written, for a sweep, which does not read them."""
+    paths = [spec_path, spec.model.weights.get("path") if isinstance(spec.model.weights, dict) else None]
+    paths += [i.image or i.tensor for i in spec.inputs] + [a.map for a in spec.artifacts]
+    for art in raw_artifacts if isinstance(raw_artifacts, list) else []:
+        if isinstance(art, dict) and isinstance(art.get("map"), str):
+            paths.append(spec.base_dir / art["map"])
+    return {Path(p).resolve() for p in paths if p is not None}
+
+
+def refuse_overwrite(folder: Path | None, writes, declared: set[Path], option: str) -> None:
+    """SpecError when a file `writes(name)` says the command may write into `folder` (None: a
+    single file, `option`'s own path) is one the spec declares; names compare case-insensitively,
+    as on macOS and Windows. Checked before any work, for -o, --out and --maps-out alike."""
+    if folder is None:
+        return
+    if writes is None:          # -o FILE
+        clash = [p for p in declared if str(p).lower() == str(folder.resolve()).lower()]
+    else:
+        where = str(folder.resolve()).lower()
+        clash = [p for p in declared if str(p.parent).lower() == where and writes(p.name.lower())]
+    if clash:
+        raise SpecError([f"{option} {folder}: would overwrite {sorted(clash)[0]}, a file the spec declares; "
+                         "choose another " + ("file" if writes is None else "folder")])
 
 
 def write_files(folder: Path, files: dict[str, bytes], option: str) -> list[Path]:

@@ -18,8 +18,8 @@ from camlint.verify.model import build_model, sha256_of
 from camlint.rules.registry import BY_CODE
 from camlint.rules.verify import (DEGENERATE_MAP, MAP_NOT_REPRODUCED, NONDETERMINISTIC_RUN,
                                   TOLERANCE_ACCEPTS_CONSTANT, finding)
-from camlint.verify.report import (InputResult, SEP, VerifyReport, comparison_title, file_stems,
-                                   tolerance_text, write_files)
+from camlint.verify.report import (InputResult, SEP, VerifyReport, comparison_title, declared_paths, file_stems,
+                                   refuse_overwrite, tolerance_text, write_files)
 from camlint.verify.spec import ExecSpec, SpecError, exec_spec, with_lines
 
 DETERMINISM_ATOL = 1e-6
@@ -196,12 +196,15 @@ def prepare(spec_path: Path, device: str, force: bool, progress=_no_progress) ->
 
 
 def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, progress=None,
-           force: bool = False, repeat: bool = False) -> VerifyReport:
-    """`repeat`: check determinism (a second run) on every input, not only the first."""
+           force: bool = False, repeat: bool = False, output: Path | None = None) -> VerifyReport:
+    """`repeat`: check determinism (a second run) on every input, not only the first; `output`:
+    the report file (-o), refused, like --maps-out, where it would overwrite a declared file."""
     progress = progress or _no_progress
     writable_folder(maps_out, "--maps-out")
     run = prepare(spec_path, device, force, progress)
-    stems = plan_maps_out(maps_out, run.spec)
+    declared = declared_paths(spec_path, run.spec)
+    refuse_overwrite(output, None, declared, "-o")
+    stems = plan_maps_out(maps_out, run.spec, declared)
     results, forced = [], set()
     total = len(run.spec.inputs)
     for batch in input_batches(total, repeat):
@@ -216,7 +219,7 @@ def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, 
     env = environment(run.device, run.dtype, run.spec, run.source, run.pre, sorted(forced),
                       run.spec.runtime["deterministic"])
     env["determinism_checked_on"] = "every input" if repeat else "the first input"
-    return VerifyReport(str(spec_path), env, results, lint=run.lint)
+    return VerifyReport(str(spec_path), env, results, lint=run.lint, pointing_px=run.spec.pointing_px)
 
 
 # inputs per forward/backward pass: memory grows with it (a ViT-B/16 at 224 px keeps ~0.1 GB of
@@ -235,7 +238,7 @@ def verify_inputs(run: Run, ns: list[int], twice: bool) -> list[tuple[InputResul
     """verify_input for inputs `ns`, their maps computed in one pass per input shape."""
     loaded = [load_input(run.spec.inputs[n], run.pre) for n in ns]
     out = {}
-    for group in _same_shape(ns, [x for x, _ in loaded]):
+    for group in same_shape_groups(ns, [x for x, _ in loaded]):
         xs = torch.stack([loaded[ns.index(n)][0] for n in group]).to(device=run.device, dtype=run.dtype)
         maps = _batch_maps(run, xs, group)
         again = _batch_maps(run, xs, group) if twice else None
@@ -246,7 +249,7 @@ def verify_inputs(run: Run, ns: list[int], twice: bool) -> list[tuple[InputResul
     return [out[n] for n in ns]
 
 
-def _same_shape(ns: list[int], xs: list) -> list[list[int]]:
+def same_shape_groups(ns: list[int], xs: list) -> list[list[int]]:
     groups: dict = {}
     for n, x in zip(ns, xs):
         groups.setdefault(tuple(x.shape), []).append(n)
@@ -323,18 +326,13 @@ def _compare(res: InputResult, art, run: Run, k: int) -> None:
                                     + "; ".join(failed), *where))
 
 
-def plan_maps_out(folder: Path | None, spec: ExecSpec) -> dict[str, str]:
+def plan_maps_out(folder: Path | None, spec: ExecSpec, declared: set[Path]) -> dict[str, str]:
     """input name -> file stem under --maps-out: unique, and never a file the spec declares."""
     if folder is None:
         return {}
-    declared = {p.resolve() for p in [spec.model.weights.get("path") if isinstance(spec.model.weights, dict) else None]
-                + [i.image or i.tensor for i in spec.inputs] + [a.map for a in spec.artifacts] if p is not None}
     stems = file_stems([item.name for item in spec.inputs])
-    for stem in stems.values():
-        for suffix in (".npy", ".png", f"{SEP}compare.png"):
-            if (folder / f"{stem}{suffix}").resolve() in declared:
-                raise SpecError([f"--maps-out {folder}: writing {stem}{suffix} would overwrite a file the spec "
-                                 "declares; choose another folder"])
+    names = {f"{stem}{suffix}".lower() for stem in stems.values() for suffix in (".npy", ".png", f"{SEP}compare.png")}
+    refuse_overwrite(folder, names.__contains__, declared, "--maps-out")
     return stems
 
 

@@ -23,7 +23,7 @@ from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import load_input, preprocessing_config
 from camlint.verify.spec import Procedure, SpecError, procedure_from
-from camlint.verify.sweep_report import sweep_findings
+from camlint.verify.sweep_report import refuse_overwrites, sweep_findings
 
 def default_axis(key: str) -> list:
     """What an open key may be when the spec leaves it open: its item's sweep axis (--space FILE overrides)."""
@@ -200,17 +200,46 @@ def _choice_label(choice: dict) -> str:
 
 
 def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, device: str = "auto",
-          agree: float = 0.8, out: Path | None = None, force: bool = False, progress=None) -> SweepResult:
+          agree: float = 0.8, out: Path | None = None, force: bool = False, progress=None,
+          maps_out: Path | None = None, output: Path | None = None, batch_max: int | None = None) -> SweepResult:
+    """`out`, `maps_out`, `output` (-o): where the caller will write, checked here before any work
+    (writable, and never over a file the spec declares); `batch_max`: inputs per forward/backward
+    pass (default verify's BATCH_MAX; 1: one input at a time)."""
     import torch
 
-    from camlint.verify.run import build_model_at, exec_spec_at, load_spec, pick_device, writable_folder
+    from camlint.verify.run import BATCH_MAX, build_model_at, pick_device, writable_folder
 
     progress = progress or (lambda _text: None)
     writable_folder(out, "--out")
+    writable_folder(maps_out, "--maps-out")
     progress(f"checking {spec_path.name}")
+    loaded, spec, result = _plan(spec_path, space or {}, cap, force)
+    refuse_overwrites(spec_path, loaded, spec, out, maps_out, output)
+    dev = pick_device(device if device != "auto" else spec.runtime["device"])
+    dtype = torch.float64 if spec.runtime["dtype"] == "float64" else torch.float32
+    progress(f"building {spec.model.arch} on {dev.type}")
+    model, _ = build_model_at(spec_path, loaded, spec)
+    model = model.to(device=dev, dtype=dtype)
+    pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
+    acc, total, size = _Agreement(), len(spec.inputs), batch_max or BATCH_MAX
+    for first in range(0, total, size):
+        ns = list(range(first, min(total, first + size)))
+        progress(f"input{'s' if len(ns) > 1 else ''} {first + 1}{f'-{ns[-1] + 1}' if len(ns) > 1 else ''}/{total}: "
+                 f"{len(result.variants)} procedures, one forward and backward pass")
+        for n, ps, picture in _passes(model, spec, pre, ns, result.variants, dev, dtype):
+            _add_input(result, acc, spec, spec.inputs[n], ps, picture)
+    _summarise(result, acc, agree)
+    result.findings = sweep_findings(result, loaded)
+    return result
+
+
+def _plan(spec_path: Path, space: dict, cap: int, force: bool):
+    """Check and read the spec, enumerate its procedures: everything before the model is built."""
+    from camlint.verify.run import exec_spec_at, load_spec
+
     loaded, lint = load_spec(spec_path, force, open_keys_allowed=True)
     data = {k: v for k, v in loaded.data.items() if not vocab.is_placeholder(v)}
-    variants, dropped, capped = enumerate_variants(data, space or {}, cap)
+    variants, dropped, capped = enumerate_variants(data, space, cap)
     if not variants:
         raise SpecError(["no procedure can be built from this spec and space"] + [w for _, w in dropped[:5]])
     probe = {**data, **variants[0].choices}
@@ -218,35 +247,41 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
     spec = exec_spec_at(spec_path, loaded, probe)
     if not spec.inputs:
         raise SpecError(["inputs: the sweep needs at least one input (image or .npy tensor)"])
-    dev = pick_device(device if device != "auto" else spec.runtime["device"])
-    dtype = torch.float64 if spec.runtime["dtype"] == "float64" else torch.float32
-    progress(f"building {spec.model.arch} on {dev.type}")
-    model, _ = build_model_at(spec_path, loaded, spec)
-    model = model.to(device=dev, dtype=dtype)
-    pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
     result = SweepResult(str(spec_path), open_keys(data), variants, dropped, capped_from=capped, lint=lint)
-    acc = _Agreement()
-    for n, item in enumerate(spec.inputs):
-        progress(f"input {n + 1}/{len(spec.inputs)} {item.name}: {len(result.variants)} procedures")
+    return loaded, spec, result
+
+
+def _passes(model, spec, pre, ns: list[int], variants: list[Variant], dev, dtype):
+    """(input index, its pass, its picture) for inputs `ns`, in order: one forward pass and one
+    backward pass per target kind for all inputs of one shape, each input with its own class."""
+    import torch
+
+    from camlint.verify.run import same_shape_groups
+
+    loaded = {n: load_input(spec.inputs[n], pre) for n in ns}
+    passes = {}
+    for group in same_shape_groups(ns, [loaded[n][0] for n in ns]):
         if spec.runtime.get("seed") is not None:
             torch.manual_seed(spec.runtime["seed"])
-        x, picture = load_input(item, pre)
-        finals, kept = _maps_of(result, run_passes(model, x[None].to(device=dev, dtype=dtype),
-                                                   [v.procedure for v in result.variants], item.label))
-        if len(kept) != len(result.variants):       # drop failing variants everywhere
-            result.variants = [result.variants[i] for i in kept]
-            for name in result.maps:
-                result.maps[name] = [result.maps[name][i] for i in kept]
-            acc.keep(kept)
-        result.maps[item.name] = finals
-        result.pictures[item.name] = picture
-        result.inputs.append(item.name)
-        acc.add(finals, [compare.localization(m, item.box, spec.pointing_px) for m in finals]
-                if item.box is not None else None)
-    _summarise(result, acc, agree)
+        xs = torch.stack([loaded[n][0] for n in group]).to(device=dev, dtype=dtype)
+        batch = run_passes(model, xs, [v.procedure for v in variants], labels=[spec.inputs[n].label for n in group])
+        passes.update({n: batch.sample(k) for k, n in enumerate(group)})
+    return [(n, passes[n], loaded[n][1]) for n in ns]
 
-    result.findings = sweep_findings(result, loaded)
-    return result
+
+def _add_input(result: SweepResult, acc, spec, item, ps, picture) -> None:
+    """Every live variant's map of one input from its pass; a variant that fails is dropped everywhere."""
+    finals, kept = _maps_of(result, ps)
+    if len(kept) != len(result.variants):
+        result.variants = [result.variants[i] for i in kept]
+        for name in result.maps:
+            result.maps[name] = [result.maps[name][i] for i in kept]
+        acc.keep(kept)
+    result.maps[item.name] = finals
+    result.pictures[item.name] = picture
+    result.inputs.append(item.name)
+    acc.add(finals, [compare.localization(m, item.box, spec.pointing_px) for m in finals]
+            if item.box is not None else None)
 
 
 class _Agreement:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from camlint.verify.report import SEP, file_stems, write_files
+from camlint.verify.report import SEP, declared_paths, file_stems, refuse_overwrite, write_files
 from camlint.rules.verify import DEGENERATE_MAP, OPEN_KEYS_CHANGE_MAP, finding
 from camlint.verify.compare import rounded_rows
 
@@ -41,6 +41,21 @@ def median_agreement(r, i: int) -> float | None:
     others = np.delete(r.spearman[i], i)
     others = others[~np.isnan(others)]
     return float(np.median(others)) if len(others) and i not in r.degenerate else None
+
+
+def refuse_overwrites(spec_path, loaded, spec, out, maps_out, output) -> None:
+    """Verify's rule for every file a sweep writes (-o, --out, --maps-out): never over a file the
+    spec declares; checked before any work, with the names write_outputs and write_variant_maps use."""
+    import re
+
+    declared = declared_paths(spec_path, spec, loaded.data.get("artifacts"))
+    stems = [s.lower() for s in file_stems([item.name for item in spec.inputs]).values()]
+    grids = {f"grid{SEP}{s}.png" for s in stems} | {"sweep.json", "agreement.json"}
+    maps = re.compile("(" + "|".join(re.escape(s) for s in stems) + rf"){SEP}v\d+\.npy")
+    refuse_overwrite(out, grids.__contains__, declared, "--out")
+    refuse_overwrite(maps_out, lambda name: name == "variants.json" or bool(maps.fullmatch(name)), declared,
+                     "--maps-out")
+    refuse_overwrite(output, None, declared, "-o")
 
 
 def write_outputs(r, out: Path, max_inputs: int = 8) -> list[Path]:

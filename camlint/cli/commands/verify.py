@@ -73,7 +73,7 @@ def verify(spec, device, maps_out, fmt, output, repeat, force):
         try:
             _check_output(output)
             report = run_verify(spec, device=device, maps_out=maps_out, progress=progress, force=force,
-                                repeat=repeat)
+                                repeat=repeat, output=Path(output) if output else None)
         except SpecError as exc:
             progress.close()
             spec_errors(spec, exc.messages)
@@ -130,15 +130,14 @@ def sweep(spec, out_dir, space, max_variants, agree, device, fmt, output, force,
     with StderrProgress(f"sweep {spec.name}") as progress:
         _engine_or_exit("sweep", progress)
         from camlint.verify import sweep as sw
-        from camlint.verify.run import writable_folder
         from camlint.verify.spec import SpecError
         from camlint.verify.sweep_report import write_outputs, write_variant_maps
 
         try:
             _check_output(output)
-            writable_folder(maps_out, "--maps-out")
             result = sw.sweep(spec, sw.load_space(space), cap=max_variants, device=device, agree=agree,
-                              out=out_dir, force=force, progress=progress)
+                              out=out_dir, force=force, progress=progress, maps_out=maps_out,
+                              output=Path(output) if output else None)
             progress("writing the grid and the agreement matrix")
             written = write_outputs(result, out_dir)
             if maps_out is not None:
