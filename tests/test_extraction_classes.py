@@ -245,3 +245,16 @@ differentiate the raw logit of the predicted class.
     where = [e["line"] for e in doc["checklist"]["method"]["evidence"]]
     assert doc["checklist"]["method"]["status"] == "reported"
     assert 6 in where, where
+
+
+def test_a_setting_said_not_to_arise_is_not_stated(tmp_path):
+    # the head statement is taken back by what follows it in its clause: no heads value, so no
+    # CAM206 for a head aggregation on a non-attention location
+    doc = _doc(tmp_path, r"""\section{Saliency}
+We apply Grad-CAM to a ViT-S/16 at the output of the last block, \texttt{blocks[11]}.
+Only the block's token features are read: averaging over heads is not applicable here.
+Summing across heads plays no role either, since no attention matrix is used.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+    assert statuses(doc)["heads"] == "not_applicable"
+    assert not [f for f in doc["findings"] if f["code"] == "CAM206"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from camlint.extract.scope import KIND_RANK, ROLE_RANK, clause_before
+from camlint.extract.scope import KIND_RANK, ROLE_RANK, clause_after, clause_before
 from camlint.extract.vocab import Entry, Vocabulary, vocabulary
 from camlint.core.wording import low
 from camlint.inputs.latex.units import Sentence
@@ -173,6 +173,8 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
                     value, data = parsed
                 if entry.parse == "grid" and not_a_grid.search(text[max(0, m.start() - 30):m.start()]):
                     continue
+                if vocab.phrases["moot"].search(clause_after(text, m.end())):
+                    continue   # "... so the question of averaging over heads does not arise"
                 # "the class token, so we do not discard it": for an entry that knows its negated
                 # reading, a cue in the match's last clause negates as one before it does
                 if negated(vocab, text, m.start()) or (

@@ -28,6 +28,13 @@ def clause_before(text: str, start: int, limit: int = 60) -> str:
     return head[cut + 1:] if cut >= 0 else head
 
 
+def clause_after(text: str, end: int, limit: int = 60) -> str:
+    """The words of the clause that follow position `end` (for statements taken back after them)."""
+    tail = text[end:end + limit]
+    cut = min((i for i in (tail.find(c) for c in ",;:()—–.") if i >= 0), default=-1)
+    return tail[:cut] if cut >= 0 else tail
+
+
 SMALL_SECTION = 4   # paragraphs: a section this short that mentions CAM is about CAM throughout
 
 
