@@ -150,13 +150,14 @@ CONFLICTING_BLOCK = Rule(
 
 
 # "197 tokens", "196 patch tokens", "the 197 remaining tokens", "a 577-token sequence"
-_COUNT = re.compile(r"\b(\d{2,6})(?:[ -](remaining|patch|spatial|image|visual|kept|retained|output))?"
+_COUNT = re.compile(r"(?<![\d.,])(\d{1,3}(?:[ ,]\d{3})+|\d{2,6})(?:[ -](remaining|patch|spatial|image|visual|kept|retained|output))?"
                     r"[ -]tokens?\b")
 _DROP = re.compile(r"\b(?:discard\w*|drop\w*|remov\w*|strip\w*|exclud\w*|except|without|minus|leav\w*"
                    r"|of which|after|before|prepend\w*|plus|including|includes?)\b")
 _TOKEN_GRID_TALK = re.compile(r"\b(?:sequences?|reshap\w*|grids?|arranged|rasters?|patch(?:es)?|positions)\b")
 # "the top 50 tokens" is a selection; "16 x 16 tokens" is a grid, not a count
 _SELECTION = re.compile(r"(?:\b(?:top|first|last|most|least|k\s*=|by)|[×x*])\s*-?\s*$")
+_VOLUME = re.compile(r"\d\s*[×x]\s*\d+\s*[×x]\s*\d")
 _AFTER_DROP = {"remaining", "patch", "spatial", "kept", "retained"}
 
 
@@ -187,12 +188,12 @@ def _architecture_cells(a) -> set[int]:
 def _counts(a):
     for s in a.prose.sentences:
         if s.unit.kind in ("heading", "title", "caption") or not a.prose.scope.in_scope(s) \
-                or _OTHER_MAPS.search(s.low):
-            continue
+                or _OTHER_MAPS.search(s.low) or _VOLUME.search(s.low):
+            continue                                 # a video's T x H x W volume is not a 2-D grid
         for m in _COUNT.finditer(s.low):
             if _SELECTION.search(s.low[max(0, m.start() - 12):m.start()]):
                 continue                             # "the top 50 tokens": a selection, not the sequence
-            yield s, int(m.group(1)), m.group(2), m
+            yield s, int(re.sub(r"\D", "", m.group(1))), m.group(2), m
 
 
 def check_token_count_does_not_fit(a):
