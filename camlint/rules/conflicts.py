@@ -23,8 +23,20 @@ _OTHER_MAPS = re.compile(
 # A prose sentence states the block of the maps only where it speaks of the maps or their hooks.
 _ABOUT_MAPS = re.compile(r"\b(?:maps?|(?:grad-?)?cam\w*|hook\w*|gradients?|saliency|heat ?maps?|explanations?"
                          r"|target[_ ]layers?|activations?|taken|extracted|computed)\b")
+_AVOIDED = re.compile(r"\b(?:avoid\w*|skip\w*|ignor\w*|not)\b")
 _BLOCK_WORD = re.compile(r"block|layer|encoder|depth|last|final|penultimate")
 _OF_DEPTH = re.compile(r"^\s*(?:\(?\s*)?(?:of|out of)\s+(\d+)\b")
+
+
+def _set_aside(low: str, start: int) -> bool:
+    """The mention stands in a reason or a contrast ("because the last block ...") or is avoided
+    ("we avoid the last block"); a semicolon starts a new statement."""
+    from camlint.extract.scope import clause_before
+    from camlint.extract.vocab import vocabulary
+
+    statement = low[low.rfind(";", 0, start) + 1:start]
+    return bool(_ASIDE.search(statement) or vocabulary().negation.search(clause_before(low, start, 50))
+                or _AVOIDED.search(clause_before(low, start, 50)))
 
 
 def _one_based(a, s) -> bool:
@@ -68,8 +80,7 @@ def _sentence_layers(a, depth: int):
             continue
         if not _BLOCK_WORD.search(s.low[max(0, m.start - 40):m.end]):
             continue                                 # "drops index 0": a token, not a block
-        aside = _ASIDE.search(s.low)
-        if aside and m.start >= aside.start():
+        if _set_aside(s.low, m.start):
             continue
         by_sentence.setdefault(id(s), []).append(m)
     for ms in by_sentence.values():
@@ -91,11 +102,9 @@ def _drop_sweeps(statements):
 
 
 def _spec_layer(a, depth: int):
-    """The camspec's block, unless CAM210 already reports the camspec against the text."""
+    """The camspec's block (this rule, not CAM210, compares it with the text: see blocks_compared)."""
     from camlint.extract.freetext import structured
 
-    if any(h.message.startswith("layer:") for h in consistency.check_prose_contradicts_spec(a)):
-        return
     for src in a.specs:
         value = src.data.get("layer")
         value = structured("layer", value) if isinstance(value, str) else value
@@ -108,10 +117,15 @@ def _show(c: frozenset[int]) -> str:
     return " or ".join(f"blocks[{b}]" for b in sorted(c))
 
 
+def blocks_compared(a) -> bool:
+    """This rule reads the text's statements of the block one by one (CAM210 defers to it)."""
+    return a.prose is not None and a.arch is not None and bool(a.arch.depth) and a.arch.family != "swin"
+
+
 def check_conflicting_block(a):
-    depth = a.arch.depth if a.arch is not None else None
-    if not (a.uses_cam and a.prose is not None and depth and a.arch.family != "swin"):
+    if not (a.uses_cam and blocks_compared(a)):
         return
+    depth = a.arch.depth
     statements = _drop_sweeps(list(_sentence_layers(a, depth)))
     for i, (s, c, m) in enumerate(statements):
         for s2, c2, m2 in statements[:i]:
