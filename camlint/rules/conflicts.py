@@ -164,7 +164,7 @@ CONFLICTING_BLOCK = Rule(
 
 
 # "197 tokens", "196 patch tokens", "the 197 remaining tokens", "a 577-token sequence"
-_COUNT = re.compile(r"(?<![\d.,])(\d{1,3}(?:[ ,]\d{3})+|\d{2,6})(?:[ -](remaining|patch|spatial|image|visual|kept|retained|output))?"
+_COUNT = re.compile(r"(?<![\d.,])(\d{1,3}(?:[ ,]\d{3})+|\d{2,6})((?:[ -](?:remaining|patch|spatial|image|visual|kept|retained|output)){0,2})"
                     r"[ -]tokens?\b")
 _DROP = re.compile(r"\b(?:discard\w*|drop\w*|remov\w*|strip\w*|exclud\w*|except|without|minus|leav\w*"
                    r"|of which|after|before|prepend\w*|plus|including|includes?)\b")
@@ -184,11 +184,11 @@ def _sentence_grid(a) -> dict[int, tuple[int, int]]:
     return out
 
 
-def _fits(n: int, cells: int, prefix: int, qualifier: str | None, low: str) -> bool:
+def _fits(n: int, cells: int, prefix: int, qualifier: str, low: str) -> bool:
     if n == cells:
         return True
     # the whole sequence, in a sentence that says what is added or dropped
-    return qualifier not in _AFTER_DROP and 0 < n - cells <= prefix and bool(_DROP.search(low))
+    return not set(qualifier.split()) & _AFTER_DROP and 0 < n - cells <= prefix and bool(_DROP.search(low))
 
 
 def _architecture_cells(a) -> set[int]:
@@ -207,7 +207,7 @@ def _counts(a):
         for m in _COUNT.finditer(s.low):
             if _SELECTION.search(s.low[max(0, m.start() - 12):m.start()]):
                 continue                             # "the top 50 tokens": a selection, not the sequence
-            yield s, int(re.sub(r"\D", "", m.group(1))), m.group(2), m
+            yield s, int(re.sub(r"\D", "", m.group(1))), m.group(2).replace("-", " "), m
 
 
 def check_token_count_does_not_fit(a):
