@@ -102,7 +102,7 @@ def _drop_sweeps(statements):
 
 
 def _spec_layer(a, depth: int):
-    """The camspec's block (this rule, not CAM210, compares it with the text: see blocks_compared)."""
+    """The camspec's block (this rule, not CAM210, compares it with the text: F.blocks_compared)."""
     from camlint.extract.freetext import structured
 
     for src in a.specs:
@@ -117,13 +117,8 @@ def _show(c: frozenset[int]) -> str:
     return " or ".join(f"blocks[{b}]" for b in sorted(c))
 
 
-def blocks_compared(a) -> bool:
-    """This rule reads the text's statements of the block one by one (CAM210 defers to it)."""
-    return a.prose is not None and a.arch is not None and bool(a.arch.depth) and a.arch.family != "swin"
-
-
 def check_conflicting_block(a):
-    if not (a.uses_cam and blocks_compared(a)):
+    if not (a.uses_cam and F.blocks_compared(a)):
         return
     depth = a.arch.depth
     statements = _drop_sweeps(list(_sentence_layers(a, depth)))

@@ -299,8 +299,6 @@ def _comparable(item: Item, value, depth):
 
 
 def check_prose_contradicts_spec(a):
-    from camlint.rules import conflicts
-
     if a.prose is None or not a.specs or not a.uses_cam:
         return
     depth = a.arch.depth if a.arch else None
@@ -309,7 +307,7 @@ def check_prose_contradicts_spec(a):
             key = item.key
             if item.compare is None or key not in src.data:
                 continue
-            if key == "layer" and conflicts.blocks_compared(a):
+            if key == "layer" and F.blocks_compared(a):
                 continue        # CAM211 weighs each statement of the block against the camspec
             prose = _comparable(item, a.prose.values.get(key), depth)
             spec = _comparable(item, src.data.get(key), depth)
