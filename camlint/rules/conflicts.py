@@ -19,6 +19,7 @@ _OTHER_MAPS = re.compile(
     r"\b(?:ablat\w*|sweep\w*|compar\w*|baselines?|alternatives?|alternatively|vary|varies|varying|varied"
     r"|also (?:computed|tried|tested|report\w*|show\w*|examined|evaluated|ran)|other (?:blocks|layers)"
     r"|each (?:block|layer)|every (?:block|layer)|all (?:blocks|layers)|earlier (?:blocks|layers)"
+    r"|intermediate|shallow\w*|deeper|different (?:blocks?|layers?|depths?)"
     r"|for reference|would|could|previous(?:ly)?|original|prior work|tutorial|default)\b")
 # A prose sentence states the block of the maps only where it speaks of the maps or their hooks.
 _ABOUT_MAPS = re.compile(r"\b(?:maps?|(?:grad-?)?cam\w*|hook\w*|gradients?|saliency|heat ?maps?|explanations?"
@@ -117,6 +118,10 @@ def _show(c: frozenset[int]) -> str:
     return " or ".join(f"blocks[{b}]" for b in sorted(c))
 
 
+def _said(m, c: frozenset[int]) -> str:
+    return f"'{m.text}'" if m.text == _show(c) else f"'{m.text}' ({_show(c)})"
+
+
 def check_conflicting_block(a):
     if not (a.uses_cam and F.blocks_compared(a)):
         return
@@ -127,15 +132,15 @@ def check_conflicting_block(a):
             if not c & c2:
                 o_file, o_line, _ = m2.position()
                 file, line, col = m.position()
-                yield Hit(f"the block is given as '{m.text}' ({_show(c)}) here but as '{m2.text}' "
-                          f"({_show(c2)}) at {o_file}:{o_line}", file, line, col)
+                yield Hit(f"the block is given as {_said(m, c)} here but as {_said(m2, c2)} at {o_file}:{o_line}",
+                          file, line, col)
                 return
     for src, c2 in _spec_layer(a, depth):
         for s, c, m in statements:
             if not c & c2:
                 file, line, col = m.position()
                 s_line, _ = src.position(("layer",))
-                yield Hit(f"the block is given as '{m.text}' ({_show(c)}) here but as {_show(c2)} in the "
+                yield Hit(f"the block is given as {_said(m, c)} here but as {_show(c2)} in the "
                           f"camspec at {src.file}:{s_line}", file, line, col)
                 return
 
