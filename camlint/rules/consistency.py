@@ -1,6 +1,8 @@
 """CAM2xx: statements that contradict each other or the architecture."""
 from __future__ import annotations
 
+import re
+
 from camlint.core import items
 from camlint.core.item import Item
 from camlint.rules import completeness
@@ -22,7 +24,22 @@ def _kept_prefix(a) -> dict[str, int]:
         distilled = int("distill" in info.name)
         present = {"cls": int(info.has_cls), "dist": distilled,
                    "registers": info.num_prefix_tokens - int(info.has_cls) - distilled}
+    drop = set(drop) | _dropped_by_name(a)
     return {k: n for k, n in present.items() if n > 0 and k not in drop}
+
+
+_KEPT = re.compile(r"\b(?:keep\w*|kept|retain\w*|preserv\w*)\b")
+_PREFIX_WORDS = {"dist": re.compile(r"\bdistill"), "registers": re.compile(r"\bregisters?\b")}
+
+
+def _dropped_by_name(a) -> set[str]:
+    """Prefix tokens named in a sentence that drops tokens ("the class token and the distillation
+    token were removed"), where the drop was read for [CLS] alone."""
+    if a.prose is None:
+        return set()
+    said = [m.sentence.low for m in a.prose.mentions.get("tokens", [])
+            if m.slot == "drop" and not m.vague and not _KEPT.search(m.sentence.low)]
+    return {k for k, rx in _PREFIX_WORDS.items() if any(rx.search(low) for low in said)}
 
 
 def check_prefix_tokens_in_grid(a):
@@ -290,6 +307,8 @@ def check_prose_contradicts_spec(a):
             key = item.key
             if item.compare is None or key not in src.data:
                 continue
+            if key == "layer" and F.blocks_compared(a):
+                continue        # CAM211 weighs each statement of the block against the camspec
             prose = _comparable(item, a.prose.values.get(key), depth)
             spec = _comparable(item, src.data.get(key), depth)
             if prose is not None and spec is not None and item.differs(prose, spec):

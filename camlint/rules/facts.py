@@ -16,3 +16,9 @@ ELEMENTWISE = frozenset({"elementwise", "gradient_only"})
 def is_last_block(value, depth: int | None) -> bool:
     b = blocks(value, depth)
     return bool(b) and len(b) == 1 and (b[0] == -1 or (depth is not None and b[0] == depth - 1))
+
+
+def blocks_compared(a) -> bool:
+    """CAM211 weighs each statement of the block in the text (and the camspec's) one by one where
+    the depth is known; CAM210 then leaves the block to it."""
+    return a.prose is not None and a.arch is not None and bool(a.arch.depth) and a.arch.family != "swin"

@@ -1,10 +1,10 @@
 """The rule registry: an explicit list, module by module (a test checks that it is complete)."""
 from __future__ import annotations
 
-from camlint.rules import artifacts, citation, completeness, consistency, input, spec, verify
+from camlint.rules import artifacts, citation, completeness, conflicts, consistency, input, spec, verify
 from camlint.rules.base import Rule
 
-_MODULES = (input, completeness, consistency, spec, citation, artifacts, verify)
+_MODULES = (input, completeness, consistency, conflicts, spec, citation, artifacts, verify)
 
 RULES: tuple[Rule, ...] = tuple(r for m in _MODULES for r in m.RULES)
 BY_CODE: dict[str, Rule] = {r.code: r for r in RULES}

@@ -1,0 +1,253 @@
+"""CAM211-CAM212: two statements of the paper's own procedure that cannot both hold.
+
+A statement counts only where it is about the maps the paper shows: the paper's own sentences in
+the CAM scope, not a clause giving a reason ("because the last block ..."), not an ablation, a
+comparison or a sweep, not a caption, and not a table whose rows list several blocks.
+"""
+from __future__ import annotations
+
+import re
+
+from camlint.rules import consistency
+from camlint.rules import facts as F
+from camlint.rules.base import Hit, Rule
+
+# Where the rest of a sentence gives a reason or a contrast, not the setting itself.
+_ASIDE = re.compile(r"\b(?:because|since|as opposed|whereas|while|unlike|rather than|instead of|than)\b")
+# Sentences about other maps than the ones shown: ablations, sweeps, comparisons, alternatives.
+_OTHER_MAPS = re.compile(
+    r"\b(?:ablat\w*|sweep\w*|compar\w*|baselines?|alternatives?|alternatively|vary|varies|varying|varied"
+    r"|also (?:computed|tried|tested|report\w*|show\w*|examined|evaluated|ran)|other (?:blocks|layers)"
+    r"|each (?:block|layer)|every (?:block|layer)|all (?:blocks|layers)|earlier (?:blocks|layers)"
+    r"|intermediate|shallow\w*|deeper|different (?:blocks?|layers?|depths?)"
+    r"|for reference|would|could|previous(?:ly)?|original|prior work|tutorial|default)\b")
+# A prose sentence states the block of the maps only where it speaks of the maps or their hooks.
+_ABOUT_MAPS = re.compile(r"\b(?:maps?|(?:grad-?)?cam\w*|hook\w*|gradients?|saliency|heat ?maps?|explanations?"
+                         r"|target[_ ]layers?|activations?|taken|extracted|computed)\b")
+_AVOIDED = re.compile(r"\b(?:avoid\w*|skip\w*|ignor\w*|not)\b")
+_BLOCK_WORD = re.compile(r"block|layer|encoder|depth|last|final|penultimate")
+_OF_DEPTH = re.compile(r"^\s*(?:\(?\s*)?(?:of|out of)\s+(\d+)\b")
+
+
+def _set_aside(low: str, start: int) -> bool:
+    """The mention stands in a reason or a contrast ("because the last block ...") or is avoided
+    ("we avoid the last block"); a semicolon starts a new statement."""
+    from camlint.extract.scope import clause_before
+    from camlint.extract.vocab import vocabulary
+
+    statement = low[low.rfind(";", 0, start) + 1:start]
+    return bool(_ASIDE.search(statement) or vocabulary().negation.search(clause_before(low, start, 50))
+                or _AVOIDED.search(clause_before(low, start, 50)))
+
+
+def _one_based(a, s) -> bool:
+    from camlint.extract.vocab import vocabulary
+
+    rx = vocabulary().one_based
+    return bool(rx.search(s.low)) or any(rx.search(t.low) for t in a.prose.sentences
+                                         if a.prose.scope.in_scope(t))
+
+
+def _candidates(a, m, depth: int) -> frozenset[int] | None:
+    """The 0-based block indices one layer mention can mean (a count from one is ambiguous
+    unless the paper says how it counts, or the index is out of range one way)."""
+    v = m.value
+    if isinstance(v, int) and not isinstance(v, bool):
+        return frozenset({v + depth if v < 0 else v}) if -depth <= v < depth else None
+    if not (isinstance(v, dict) and set(v) - {"ordinal"} == {"block"} and isinstance(v["block"], int)):
+        return None                                  # ranges, stages, several blocks: not compared
+    n = v["block"]
+    if n < 0:
+        return frozenset({n + depth})
+    if not m.data.get("counted"):
+        return frozenset({n}) if n < depth else None
+    after = _OF_DEPTH.match(m.sentence.low[m.end:])
+    if (after and int(after.group(1)) == depth) or _one_based(a, m.sentence):
+        return frozenset({n - 1}) if 0 < n <= depth else None
+    return frozenset(b for b in (n, n - 1) if 0 <= b < depth) or None
+
+
+def _sentence_layers(a, depth: int):
+    """(sentence, candidate indices, first mention) per statement sentence."""
+    scope = a.prose.scope
+    by_sentence: dict[int, list] = {}
+    for m in a.prose.mentions.get("layer", []):
+        s = m.sentence
+        if m.slot != "where" or m.vague or s.unit.kind not in ("text", "item", "footnote", "row", "code"):
+            continue
+        if not scope.attribution.own(s) or _OTHER_MAPS.search(s.low):
+            continue
+        if s.unit.kind not in ("row", "code") and not _ABOUT_MAPS.search(s.low):
+            continue
+        if not _BLOCK_WORD.search(s.low[max(0, m.start - 40):m.end]):
+            continue                                 # "drops index 0": a token, not a block
+        if _set_aside(s.low, m.start):
+            continue
+        by_sentence.setdefault(id(s), []).append(m)
+    for ms in by_sentence.values():
+        sets = [c for c in (_candidates(a, m, depth) for m in ms) if c is not None]
+        if sets:
+            both = frozenset.intersection(*sets)
+            if both:                                 # a sentence at odds with itself states nothing
+                yield ms[0].sentence, both, min(ms, key=lambda m: m.start)
+
+
+def _drop_sweeps(statements):
+    """A table whose rows give several blocks lists a sweep, not the setting of the maps."""
+    tables: dict[tuple, set] = {}
+    for s, c, _ in statements:
+        if s.unit.kind == "row":
+            tables.setdefault((s.unit.file.display, s.section.index, s.unit.float_env), set()).add(c)
+    return [(s, c, m) for s, c, m in statements if s.unit.kind != "row"
+            or len(tables[(s.unit.file.display, s.section.index, s.unit.float_env)]) == 1]
+
+
+def _spec_layer(a, depth: int):
+    """The camspec's block (this rule, not CAM210, compares it with the text: F.blocks_compared)."""
+    from camlint.extract.freetext import structured
+
+    for src in a.specs:
+        value = src.data.get("layer")
+        value = structured("layer", value) if isinstance(value, str) else value
+        b = F.blocks(value, depth) if isinstance(value, dict) else None
+        if b and len(b) == 1 and 0 <= b[0] < depth:
+            yield src, frozenset(b)
+
+
+def _show(c: frozenset[int]) -> str:
+    return " or ".join(f"blocks[{b}]" for b in sorted(c))
+
+
+def _said(m, c: frozenset[int]) -> str:
+    return f"'{m.text}'" if m.text == _show(c) else f"'{m.text}' ({_show(c)})"
+
+
+def check_conflicting_block(a):
+    if not (a.uses_cam and F.blocks_compared(a)):
+        return
+    depth = a.arch.depth
+    statements = _drop_sweeps(list(_sentence_layers(a, depth)))
+    for i, (s, c, m) in enumerate(statements):
+        for s2, c2, m2 in statements[:i]:
+            if not c & c2:
+                o_file, o_line, _ = m2.position()
+                file, line, col = m.position()
+                yield Hit(f"the block is given as {_said(m, c)} here but as {_said(m2, c2)} at {o_file}:{o_line}",
+                          file, line, col)
+                return
+    for src, c2 in _spec_layer(a, depth):
+        for s, c, m in statements:
+            if not c & c2:
+                file, line, col = m.position()
+                s_line, _ = src.position(("layer",))
+                yield Hit(f"the block is given as {_said(m, c)} here but as {_show(c2)} in the "
+                          f"camspec at {src.file}:{s_line}", file, line, col)
+                return
+
+
+CONFLICTING_BLOCK = Rule(
+    code="CAM211", name="conflicting-block", item="layer", severity="error",
+    summary="Two statements of the paper's own procedure give different blocks for the maps.",
+    rationale="The block fixes which features are explained; a settings table that says the last "
+              "block while the text says the penultimate one describes two procedures, and a reader "
+              "cannot tell which produced the figures. Counting conventions are read first: block 12 "
+              "of 12 counted from one is blocks[11], the last block of 12 is blocks[11].",
+    bad="Grad-CAM is computed at the penultimate block of the ViT-B/16.\n\n"
+        "The hook is registered on \\texttt{blocks[11]}, the last block.",
+    good="Grad-CAM is computed at the last block (block 12 of 12) of the ViT-B/16.\n\n"
+         "The hook is registered on \\texttt{blocks[11]}, the last block.",
+    hint="Give the block once, with how you count (from zero, from one, or 'last'), and make the "
+         "text, tables, appendix and camspec agree.",
+    check=check_conflicting_block,
+)
+
+
+
+# "197 tokens", "196 patch tokens", "the 197 remaining tokens", "a 577-token sequence"
+_COUNT = re.compile(r"(?<![\d.,])(\d{1,3}(?:[ ,]\d{3})+|\d{2,6})((?:[ -](?:remaining|patch|spatial|image|visual|kept|retained|output)){0,2})"
+                    r"[ -]tokens?\b")
+_DROP = re.compile(r"\b(?:discard\w*|drop\w*|remov\w*|strip\w*|exclud\w*|except|without|minus|leav\w*"
+                   r"|of which|after|before|prepend\w*|plus|including|includes?)\b")
+_TOKEN_GRID_TALK = re.compile(r"\b(?:sequences?|reshap\w*|grids?|arranged|rasters?|patch(?:es)?|positions)\b")
+# "the top 50 tokens" is a selection; "16 x 16 tokens" is a grid, not a count
+_SELECTION = re.compile(r"(?:\b(?:top|first|last|most|least|k\s*=|by)|[×x*])\s*-?\s*$")
+_VOLUME = re.compile(r"\d\s*[×x]\s*\d+\s*[×x]\s*\d")
+_AFTER_DROP = {"remaining", "patch", "spatial", "kept", "retained"}
+
+
+def _sentence_grid(a) -> dict[int, tuple[int, int]]:
+    out = {}
+    for m in a.prose.mentions.get("reshape", []):
+        g = F.grid({"grid": m.value}) if isinstance(m.value, list) else F.grid(m.value)
+        if m.slot == "grid" and g:
+            out.setdefault(id(m.sentence), g)
+    return out
+
+
+def _fits(n: int, cells: int, prefix: int, qualifier: str, low: str) -> bool:
+    if n == cells:
+        return True
+    # the whole sequence, in a sentence that says what is added or dropped
+    return not set(qualifier.split()) & _AFTER_DROP and 0 < n - cells <= prefix and bool(_DROP.search(low))
+
+
+def _architecture_cells(a) -> set[int]:
+    info = a.arch
+    if info is None or info.family == "swin" or not info.size_known or not info.patch:
+        return set()
+    sizes = {info.img_size} | ({a.prose.input_size} if a.prose.input_size else set())
+    return {(s // info.patch) ** 2 for s in sizes}
+
+
+def _counts(a):
+    for s in a.prose.sentences:
+        if s.unit.kind in ("heading", "title", "caption") or not a.prose.scope.in_scope(s) \
+                or _OTHER_MAPS.search(s.low) or _VOLUME.search(s.low):
+            continue                                 # a video's T x H x W volume is not a 2-D grid
+        for m in _COUNT.finditer(s.low):
+            if _SELECTION.search(s.low[max(0, m.start() - 12):m.start()]):
+                continue                             # "the top 50 tokens": a selection, not the sequence
+            yield s, int(re.sub(r"\D", "", m.group(1))), m.group(2).replace("-", " "), m
+
+
+def check_token_count_does_not_fit(a):
+    if not (a.uses_cam and a.prose is not None):
+        return
+    if any(consistency.check_prefix_tokens_in_grid(a)) or any(consistency.check_grid_matches_input(a)):
+        return                                       # CAM201 / CAM202 already say it
+    grids, arch_cells = _sentence_grid(a), _architecture_cells(a)
+    prefix = a.arch.num_prefix_tokens if a.arch is not None else 1
+    for s, n, qualifier, m in _counts(a):
+        g = grids.get(id(s))
+        line, col = s.line_col(m.start())
+        if g and not _fits(n, g[0] * g[1], max(prefix, 1), qualifier, s.low):
+            yield Hit(f"{n} tokens are placed on a {g[0]} x {g[1]} grid of {g[0] * g[1]} cells",
+                      s.unit.file.display, line, col)
+            return
+        if not g and arch_cells and _TOKEN_GRID_TALK.search(s.low) \
+                and not any(_fits(n, c, prefix, qualifier, s.low) or n == c + prefix for c in arch_cells):
+            info = a.arch
+            yield Hit(f"{n} tokens do not match {info.name}: {info.img_size} px / patch {info.patch} gives "
+                      f"{info.grid} x {info.grid} patch tokens"
+                      + (f" plus {prefix} prefix token{'s' * (prefix > 1)}" if prefix else ""),
+                      s.unit.file.display, line, col)
+            return
+
+
+TOKEN_COUNT_DOES_NOT_FIT = Rule(
+    code="CAM212", name="token-count-does-not-fit", item="reshape", severity="error",
+    summary="A stated number of tokens does not fit the stated grid, or the model's input and patch size.",
+    rationale="The grid holds exactly its cells: 196 patch tokens fill 14 x 14, and a ViT-B/16 at "
+              "224 px has 196 patch tokens plus its prefix tokens. '197 tokens on a 14 x 14 grid' or "
+              "'576 tokens' at 224/16 means the text describes another model, another input or a "
+              "step it does not state.",
+    bad="Our ViT-B/16 takes $224\\times224$ inputs; the class token is removed and the 197 remaining "
+        "patch tokens are reshaped to a $14\\times14$ grid.",
+    good="Our ViT-B/16 takes $224\\times224$ inputs; the class token is removed and the 196 remaining "
+         "patch tokens are reshaped to a $14\\times14$ grid.",
+    hint="Give the count that the input and patch size produce (224 / 16 = 14, 14 x 14 = 196 patch "
+         "tokens, plus [CLS] and any distillation or register tokens before they are dropped).",
+    check=check_token_count_does_not_fit,
+)
+
+RULES = (CONFLICTING_BLOCK, TOKEN_COUNT_DOES_NOT_FIT)
