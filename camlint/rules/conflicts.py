@@ -175,12 +175,13 @@ _VOLUME = re.compile(r"\d\s*[×x]\s*\d+\s*[×x]\s*\d")
 _AFTER_DROP = {"remaining", "patch", "spatial", "kept", "retained"}
 
 
-def _sentence_grid(a) -> dict[int, tuple[int, int]]:
-    out = {}
+def _sentence_grids(a) -> dict[int, list[tuple[int, int]]]:
+    """Every grid each sentence states ("32 x 32 at 448 px; at 224 px, 256 tokens form 16 x 16")."""
+    out: dict[int, list[tuple[int, int]]] = {}
     for m in a.prose.mentions.get("reshape", []):
         g = F.grid({"grid": m.value}) if isinstance(m.value, list) else F.grid(m.value)
         if m.slot == "grid" and g:
-            out.setdefault(id(m.sentence), g)
+            out.setdefault(id(m.sentence), []).append(g)
     return out
 
 
@@ -215,12 +216,13 @@ def check_token_count_does_not_fit(a):
         return
     if any(consistency.check_prefix_tokens_in_grid(a)) or any(consistency.check_grid_matches_input(a)):
         return                                       # CAM201 / CAM202 already say it
-    grids, arch_cells = _sentence_grid(a), _architecture_cells(a)
+    grids, arch_cells = _sentence_grids(a), _architecture_cells(a)
     prefix = a.arch.num_prefix_tokens if a.arch is not None else 1
     for s, n, qualifier, m in _counts(a):
-        g = grids.get(id(s))
+        stated = grids.get(id(s), [])
+        g = stated[0] if stated else None
         line, col = s.line_col(m.start())
-        if g and not _fits(n, g[0] * g[1], max(prefix, 1), qualifier, s.low):
+        if g and not any(_fits(n, r * c, max(prefix, 1), qualifier, s.low) for r, c in stated):
             yield Hit(f"{n} tokens are placed on a {g[0]} x {g[1]} grid of {g[0] * g[1]} cells",
                       s.unit.file.display, line, col)
             return
