@@ -26,3 +26,60 @@ def test_backtracking_patterns_in_the_configuration_match_in_linear_time(tmp_pat
                           text=True, timeout=60)
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr
     assert "2 documents checked" in proc.stdout
+
+
+# ---- verify's inputs and reported maps: the format is read from the bytes, from an allow-list ----
+
+def _npz_named_npy(path):
+    np = pytest.importorskip("numpy")
+    with open(path, "wb") as fh:          # np.savez to a handle keeps the .npy name
+        np.savez(fh, a=np.zeros((3, 8, 8), np.float32))
+
+
+def test_a_zip_named_npy_is_refused_as_input_and_as_map(tmp_path):
+    pytest.importorskip("torch")
+    from camlint.verify.compare import load_artifact
+    from camlint.verify.images import load_tensor
+    from camlint.verify.spec import SpecError
+
+    _npz_named_npy(tmp_path / "x.npy")
+    for load in (lambda p: load_tensor(p, {"mean": (0.5,), "std": (0.5,)}), load_artifact):
+        with pytest.raises(SpecError) as exc:     # was AttributeError: 'NpzFile' object has no attribute 'ndim'
+            load(tmp_path / "x.npy")
+        assert "x.npy" in exc.value.messages[0]
+
+
+EPS = b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 8 8\n0 0 moveto 8 8 lineto stroke showpage\n"
+
+
+def test_postscript_named_png_never_reaches_ghostscript(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    from PIL import EpsImagePlugin
+
+    from camlint.verify.compare import load_artifact
+    from camlint.verify.images import load_image
+    from camlint.verify.spec import SpecError
+
+    calls = []
+    monkeypatch.setattr(EpsImagePlugin, "Ghostscript", lambda *a, **k: calls.append(a) or (_ for _ in ()).throw(OSError()))
+    (tmp_path / "x.png").write_bytes(EPS)
+    pre = {"interpolation": "bilinear", "resize": 8, "crop": (8, 8), "mean": (0.5,), "std": (0.5,)}
+    for load in (lambda p: load_image(p, pre), load_artifact):
+        with pytest.raises(SpecError) as exc:
+            load(tmp_path / "x.png")
+        assert "x.png" in exc.value.messages[0]
+    assert calls == []
+
+
+def test_a_picture_over_the_pixel_limit_is_refused_not_warned_about(tmp_path):
+    pytest.importorskip("torch")
+    from PIL import Image
+
+    from camlint.verify.images import MAX_PIXELS, load_image
+    from camlint.verify.spec import SpecError
+
+    side = int((MAX_PIXELS * 1.1) ** 0.5)        # over the limit, under PIL's own 2x error threshold
+    Image.new("1", (side, side)).save(tmp_path / "big.png")
+    pre = {"interpolation": "bilinear", "resize": 8, "crop": (8, 8), "mean": (0.5,), "std": (0.5,)}
+    with pytest.raises(SpecError):
+        load_image(tmp_path / "big.png", pre)
