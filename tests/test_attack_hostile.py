@@ -83,3 +83,28 @@ def test_a_picture_over_the_pixel_limit_is_refused_not_warned_about(tmp_path):
     pre = {"interpolation": "bilinear", "resize": 8, "crop": (8, 8), "mean": (0.5,), "std": (0.5,)}
     with pytest.raises(SpecError):
         load_image(tmp_path / "big.png", pre)
+
+
+# ---- verify's model: keywords each in range, together no bigger than a budget -------------------
+
+@pytest.mark.parametrize("kwargs, words", [({"patch_size": 2}, "billion values"),
+                                           ({"embed_dim": 4096, "depth": 64, "num_heads": 64}, "billion parameters")])
+def test_a_model_too_big_to_run_is_refused_before_anything_is_allocated(kwargs, words):
+    """patch_size 2 makes ViT-Tiny 12,544 tokens (36 billion values per pass); embed_dim 4096 with
+    depth 64 makes 12.9 billion parameters: both were built (or tried) for real."""
+    pytest.importorskip("timm")
+    from camlint.verify.model import build_model
+    from camlint.verify.spec import ModelSpec, SpecError
+
+    with pytest.raises(SpecError) as exc:
+        build_model(ModelSpec("vit_tiny_patch16_224", kwargs, {"random_init": {"seed": 0}}))
+    assert words in exc.value.messages[0] and "limit" in exc.value.messages[0]
+
+
+def test_ordinary_models_fit_the_budget():
+    pytest.importorskip("timm")
+    from camlint.verify.budget import size_problem
+
+    for name, kwargs in [("vit_tiny_patch16_224", {}), ("swin_tiny_patch4_window7_224", {}),
+                         ("vit_tiny_patch16_224", {"dynamic_img_size": True}), ("vit_large_patch16_384", {})]:
+        assert size_problem(name, kwargs) is None, name

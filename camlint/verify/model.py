@@ -5,6 +5,7 @@ from pathlib import Path
 
 import torch
 
+from camlint.verify.budget import size_problem
 from camlint.verify.modelargs import arch_problem, kwargs_problems, weights_problem
 from camlint.verify.spec import ModelSpec, SpecError
 from camlint.rules.artifacts import file_sha256 as sha256_of  # one hashing helper
@@ -64,6 +65,9 @@ def build_model(spec: ModelSpec) -> tuple[torch.nn.Module, str]:
     name, kwargs = create_args(spec)
     w = spec.weights
     try:
+        too_big = size_problem(name, kwargs)     # on the meta device: nothing allocated yet
+        if too_big:
+            raise SpecError([too_big])
         if "random_init" in w:
             seed = w["random_init"]["seed"]
             torch.manual_seed(seed)
