@@ -108,3 +108,56 @@ def test_ordinary_models_fit_the_budget():
     for name, kwargs in [("vit_tiny_patch16_224", {}), ("swin_tiny_patch4_window7_224", {}),
                          ("vit_tiny_patch16_224", {"dynamic_img_size": True}), ("vit_large_patch16_384", {})]:
         assert size_problem(name, kwargs) is None, name
+
+
+# ---- archives: every member counts, the tar stream is bounded, clashing names are a finding -------
+
+def _refusal_of(path):
+    from conftest import doc_of
+
+    doc = doc_of(path)
+    return [f for f in doc["findings"] if f["code"] == "CAM005"]
+
+
+def test_folder_members_count_towards_the_member_limit(tmp_path):
+    """Folder entries were never counted: 200,000 of them (a 1 MB .tar.gz) took 22 s and 120 MB."""
+    import io
+    import tarfile
+
+    from camlint.inputs import archive
+
+    path = tmp_path / "dirs.tar.gz"
+    with tarfile.open(path, "w:gz") as tf:
+        info = tarfile.TarInfo("main.tex")
+        info.size = len(DOC)
+        tf.addfile(info, io.BytesIO(DOC.encode()))
+        for i in range(archive.MAX_MEMBERS + 1):
+            folder = tarfile.TarInfo(f"d{i}")
+            folder.type = tarfile.DIRTYPE
+            tf.addfile(folder)
+    found = _refusal_of(path)
+    assert found and "members" in found[0]["message"]
+
+
+@pytest.mark.parametrize("order", [("a", "a/b.tex"), ("a/b.tex", "a")])
+def test_a_name_that_is_both_a_file_and_a_folder_is_a_clear_finding(tmp_path, order):
+    import zipfile
+
+    path = tmp_path / "clash.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("main.tex", DOC)
+        for name in order:
+            zf.writestr(name, "x")
+    found = _refusal_of(path)          # was "cannot read: File exists" on stderr, no line, no finding
+    assert found and "file and a folder" in found[0]["message"]
+
+
+def test_a_compressed_tar_stream_is_decompressed_only_up_to_the_limit():
+    import gzip
+
+    from camlint.inputs.archive import Refused, _decompressed
+
+    data = gzip.compress(b"\0" * 3_000_000) + gzip.compress(b"\0" * 3_000_000)
+    assert len(_decompressed(data, limit=7_000_000)) == 6_000_000       # both gzip members are read
+    with pytest.raises(Refused):
+        _decompressed(data, limit=5_000_000)
