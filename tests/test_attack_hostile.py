@@ -161,3 +161,20 @@ def test_a_compressed_tar_stream_is_decompressed_only_up_to_the_limit():
     assert len(_decompressed(data, limit=7_000_000)) == 6_000_000       # both gzip members are read
     with pytest.raises(Refused):
         _decompressed(data, limit=5_000_000)
+
+
+# ---- audit: terminal controls in a paper's name do not reach its CSV or HTML ----------------------
+
+def test_audit_files_carry_no_terminal_controls_from_file_names(tmp_path):
+    from conftest import invoke
+
+    name = "bad\x1b]0;PWN\x07\x1b[2Jx"
+    (tmp_path / "c" / "a").mkdir(parents=True)
+    (tmp_path / "c" / "b").mkdir()
+    (tmp_path / "c" / "a" / f"{name}.tex").write_text(DOC)
+    (tmp_path / "c" / "b" / "main.tex").write_text(DOC)
+    result = invoke("audit", tmp_path / "c", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    for made in ("papers.csv", "report.html"):
+        text = (tmp_path / "out" / made).read_text(encoding="utf-8")
+        assert "bad" in text and "\x1b" not in text and "\x07" not in text, made
