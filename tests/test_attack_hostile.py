@@ -178,3 +178,12 @@ def test_audit_files_carry_no_terminal_controls_from_file_names(tmp_path):
     for made in ("papers.csv", "report.html"):
         text = (tmp_path / "out" / made).read_text(encoding="utf-8")
         assert "bad" in text and "\x1b" not in text and "\x07" not in text, made
+
+
+def test_a_fifo_manifest_is_refused_without_blocking(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "papers.csv")
+    proc = subprocess.run([sys.executable, "-m", "camlint", "audit", "--manifest", "papers.csv", "--out", "out"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)   # blocked forever before
+    assert proc.returncode == 2 and "FIFO" in proc.stderr and "papers.csv" in proc.stderr
