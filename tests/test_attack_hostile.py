@@ -187,3 +187,47 @@ def test_a_fifo_manifest_is_refused_without_blocking(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "camlint", "audit", "--manifest", "papers.csv", "--out", "out"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)   # blocked forever before
     assert proc.returncode == 2 and "FIFO" in proc.stderr and "papers.csv" in proc.stderr
+
+
+# ---- PDFs: pages that expand without bound inside pdfium are refused by the child's limits ---------
+
+def _nested_forms_pdf(depth: int, reps: int = 10) -> bytes:
+    """One page drawing form 1 once; form k draws form k+1 `reps` times; the last one shows text.
+    2 KB at depth 6 is 2.6 million characters (and 1 GB inside pdfium); each level is 10x more."""
+    objs = {1: b"<< /Type /Catalog /Pages 2 0 R >>", 2: b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R "
+               b"/Resources << /XObject << /X 6 0 R >> >> >>",
+            4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+
+    def stream(head: bytes, body: bytes) -> bytes:
+        return b"<< %s /Length %d >>\nstream\n%s\nendstream" % (head, len(body), body)
+
+    for level in range(depth):
+        last = level == depth - 1
+        body = b"BT /F1 10 Tf 10 700 Td (Grad-CAM on ViT) Tj ET" if last else b"/X Do " * reps
+        res = b"/Font << /F1 4 0 R >>" + (b"" if last else b" /XObject << /X %d 0 R >>" % (7 + level))
+        objs[6 + level] = stream(b"/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << %s >>" % res, body)
+    objs[5] = stream(b"", b"/X Do")
+    out, offsets = b"%PDF-1.4\n", {}
+    for n in sorted(objs):
+        offsets[n] = len(out)
+        out += b"%d 0 obj\n%s\nendobj\n" % (n, objs[n])
+    xref, size = len(out), max(objs) + 1
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % size + b"".join(b"%010d 00000 n \n" % offsets[i] for i in range(1, size))
+    return out + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref)
+
+
+def test_a_pdf_of_nested_forms_is_refused_in_bounded_memory(tmp_path):
+    """Depth 7 (2.3 KB) asks pdfium for 26 million characters (about 10 GB): it ran until memory ran out."""
+    (tmp_path / "bomb.pdf").write_bytes(_nested_forms_pdf(7))
+    proc = subprocess.run([sys.executable, "-m", "camlint", "check", "bomb.pdf"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "bomb.pdf" in proc.stderr and "refused" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_small_nested_pdf_is_still_read_through_the_child(tmp_path):
+    from camlint.inputs.pdflayout import read_pages
+
+    pages = read_pages(_nested_forms_pdf(2))
+    assert len(pages) == 1 and "Grad-CAM on ViT" in pages[0].lines[0].text
