@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import run_cli
+from conftest import ROOT, run_cli
 
 DOC = "\\documentclass{article}\n\\begin{document}\nWe use Grad-CAM on a ViT.\n\\end{document}\n"
 
@@ -231,3 +231,17 @@ def test_a_small_nested_pdf_is_still_read_through_the_child(tmp_path):
 
     pages = read_pages(_nested_forms_pdf(2))
     assert len(pages) == 1 and "Grad-CAM on ViT" in pages[0].lines[0].text
+
+
+# ---- extraction: a run-on paragraph of method and model names ----------------------------------
+
+def test_a_run_on_sentence_of_method_and_model_names_costs_a_bounded_multiple_of_prose():
+    """Each method name was bound to its model by looking at every model name of its (12,000-
+    character) chunk: 145x the cost of plain prose per MB; now only names near it count (about 50x).
+    A ratio in one run (bench/hostile_scaling.py prints the figures)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import hostile_scaling
+
+    name = "run-on sentence of method and model names"
+    per_mb = hostile_scaling.measure(16 * 1024, [name])
+    assert per_mb[name] < 100 * per_mb["plain prose"], per_mb
