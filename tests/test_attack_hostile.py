@@ -245,3 +245,27 @@ def test_a_run_on_sentence_of_method_and_model_names_costs_a_bounded_multiple_of
     name = "run-on sentence of method and model names"
     per_mb = hostile_scaling.measure(16 * 1024, [name])
     assert per_mb[name] < 100 * per_mb["plain prose"], per_mb
+
+
+def test_many_pages_of_repeated_forms_stop_at_the_text_limit(tmp_path, monkeypatch):
+    """Each page under the per-page limit, together far over what any paper holds: refused
+    (the extraction after pdfium would have taken hours)."""
+    from camlint.inputs import pdflayout
+
+    monkeypatch.setattr(pdflayout, "MAX_TEXT_CHARS", 50_000)     # the same check, at a test's size
+    one = _nested_forms_pdf(4)                                   # 15,000 characters on its page
+    with pytest.raises(pdflayout.PdfReadError, match="characters of text by page 4"):
+        pdflayout.read_pages(_pages_of(one, 8))
+
+
+def _pages_of(single: bytes, n: int) -> bytes:
+    """`single` (one page, object 3) with its page listed n times in the page tree."""
+    kids = b" ".join([b"3 0 R"] * n)
+    grown = single.replace(b"/Kids [3 0 R] /Count 1", b"/Kids [%s] /Count %d" % (kids, n))
+    import re as _re
+
+    body = grown[:grown.index(b"xref\n")]
+    offsets = {int(m.group(1)): m.start() for m in _re.finditer(rb"(?m)^(\d+) 0 obj", body)}
+    size = max(offsets) + 1
+    xref = b"xref\n0 %d\n0000000000 65535 f \n" % size + b"".join(b"%010d 00000 n \n" % offsets[i] for i in range(1, size))
+    return body + xref + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, len(body))

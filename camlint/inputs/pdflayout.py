@@ -75,6 +75,7 @@ def read_pages(data: bytes) -> list[Page]:
 PDF_MEMORY = 1 << 30     # bytes beyond the process's own size, plus 32 per byte of the file
 PDF_SECONDS = 60         # plus a second per 100 KB of the file
 MAX_PAGE_CHARS = 200_000  # a dense page has 5,000: more is drawn by repeated forms, not typeset
+MAX_TEXT_CHARS = 4_000_000   # the whole document
 
 
 def _read_pages_here(data: bytes) -> list:
@@ -87,13 +88,17 @@ def _read_pages_here(data: bytes) -> list:
     except pdfium.PdfiumError as exc:
         raise PdfReadError(str(exc)) from None
     try:
-        pages = []
+        pages, chars = [], 0
         for index in range(min(len(pdf), MAX_PAGES)):
             page = pdf[index]
             width, height = page.get_size()
             textpage = page.get_textpage()
             lines = order_lines(_lines_of(raw, textpage, index + 1, page.raw, width), width)
             pages.append([index + 1, width, height, [list(astuple(ln)) for ln in lines]])
+            chars += sum(len(ln.text) for ln in lines)
+            if chars > MAX_TEXT_CHARS:
+                raise PdfReadError(f"more than {MAX_TEXT_CHARS:,} characters of text by page {index + 1} "
+                                   "(a 400-page thesis has about 1.5 million): content drawn over and over?")
             textpage.close()
             page.close()
         return pages
