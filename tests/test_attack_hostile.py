@@ -269,3 +269,32 @@ def _pages_of(single: bytes, n: int) -> bytes:
     size = max(offsets) + 1
     xref = b"xref\n0 %d\n0000000000 65535 f \n" % size + b"".join(b"%010d 00000 n \n" % offsets[i] for i in range(1, size))
     return body + xref + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, len(body))
+
+
+# ---- LaTeX: a paper's macros cannot multiply its text without bound ------------------------------
+
+def test_a_long_macro_used_thousands_of_times_grows_the_text_by_a_bounded_factor():
+    """A 484-character \\def used 5,000 times in 15 KB made 2.4 MB of prose (190 s of extraction)."""
+    from camlint.inputs.latex.convert import convert_chunk
+    from camlint.inputs.latex.source import SourceFile
+    from camlint.inputs.latex.units import Section
+
+    chunk = "\\a " * 1000
+    file = SourceFile(path=None, display="", text=chunk, masked=chunk, line_starts=[0])
+    units = convert_chunk(chunk, file, Section(0, "", "", "other", "", 1), 0, {"a": "Grad-CAM on ViT word. " * 22})
+    text = "".join(u.text for u in units)
+    assert "Grad-CAM on ViT" in text                 # the macro still reads as what it says
+    assert len(text) < 10 * len(chunk)
+
+
+def test_ordinary_macros_still_expand_everywhere_in_a_chunk():
+    from camlint.inputs.latex.convert import convert_chunk
+    from camlint.inputs.latex.source import SourceFile
+    from camlint.inputs.latex.units import Section
+
+    chunk = "We apply \\gc{} to the \\vit. " * 200
+    file = SourceFile(path=None, display="", text=chunk, masked=chunk, line_starts=[0])
+    units = convert_chunk(chunk, file, Section(0, "", "", "other", "", 1), 0,
+                          {"gc": "Grad-CAM", "vit": "Vision Transformer"})
+    text = "".join(u.text for u in units)
+    assert text.count("Grad-CAM") == 200 and text.count("Vision Transformer") == 200
