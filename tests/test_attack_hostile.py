@@ -298,3 +298,28 @@ def test_ordinary_macros_still_expand_everywhere_in_a_chunk():
                           {"gc": "Grad-CAM", "vit": "Vision Transformer"})
     text = "".join(u.text for u in units)
     assert text.count("Grad-CAM") == 200 and text.count("Vision Transformer") == 200
+
+
+# ---- Markdown: unclosed HTML comments -----------------------------------------------------------
+
+def test_unclosed_html_comments_in_markdown_cost_about_what_prose_costs(tmp_path, monkeypatch):
+    """`<!--.*?-->` rescanned to the end of the file from every unclosed `<!--`: 27x the cost of
+    prose at 70 KB, growing with the size. A ratio in one run."""
+    import time
+
+    from camlint.inputs.markdown import analyze_markdown
+
+    monkeypatch.setenv("CAMLINT_NO_CACHE", "1")
+    head = "# Method\n\nWe apply Grad-CAM to a ViT.\n\n"
+    prose = head + "Annotators labelled the images in two rounds and agreed.\n\n" * 600
+
+    def seconds(text: str) -> float:
+        path = tmp_path / "x.md"
+        path.write_text(text)
+        start = time.perf_counter()
+        analyze_markdown(path, "x.md")
+        return time.perf_counter() - start
+
+    seconds(prose)                                        # imports and compiled patterns
+    ratio = seconds(head + "<!--" * (len(prose) // 4)) / seconds(prose)
+    assert ratio < 8, ratio

@@ -22,7 +22,6 @@ _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^.!?]{0,80})$"
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _EMPHASIS = re.compile(r"\*\*|`")
 
 
@@ -35,12 +34,25 @@ def analyze_markdown(path: Path, display: str, spec: Path | None = None, plain: 
     if "\x00" in text[:65536]:
         raise ValueError("binary file (NUL bytes), not text")
     # comments keep their newlines so every later line keeps its number
-    text = _HTML_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    text = _blank_comments(text)
     lines = text.split("\n")
     b = ModelBuilder(path, display, lines)
     _Reader(b, lines, plain).read()
     project, doc = b.finish(path.resolve().parent if path is not None else Path.cwd())
     return analyze_units(project, doc, {}, display, spec, kind="text" if plain else "markdown")
+
+
+def _blank_comments(text: str) -> str:
+    """Each closed <!-- ... --> as spaces (its newlines kept). One pass: the lazy regex this
+    replaces rescanned to the end of the file from every unclosed `<!--` (quadratic)."""
+    out, pos = [], 0
+    while (start := text.find("<!--", pos)) >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break                   # an unclosed comment hides nothing: the rest is read as text
+        out += [text[pos:start], re.sub(r"[^\n]", " ", text[start:end + 3])]
+        pos = end + 3
+    return "".join(out) + text[pos:]
 
 
 class _Reader:
