@@ -323,3 +323,13 @@ def test_unclosed_html_comments_in_markdown_cost_about_what_prose_costs(tmp_path
     seconds(prose)                                        # imports and compiled patterns
     ratio = seconds(head + "<!--" * (len(prose) // 4)) / seconds(prose)
     assert ratio < 8, ratio
+
+
+@pytest.mark.parametrize("line", ["# a" + " " * 3000 + "b", "|--" + " " * 100_000 + "x"])
+def test_a_markdown_heading_or_table_rule_with_a_long_run_of_spaces_is_linear(tmp_path, line):
+    """`# a<3,000 spaces>b` took minutes: the heading regex `(.*?)\\s*#*\\s*$` is cubic in the
+    spaces (1,000: 7 s; 2,000: 57 s); the table rule's adjacent `\\s*` runs were quadratic."""
+    (tmp_path / "x.md").write_text("# Method\n\nWe apply Grad-CAM to a ViT.\n\n| a | b |\n" + line + "\n")
+    proc = subprocess.run([sys.executable, "-m", "camlint", "check", "x.md"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr

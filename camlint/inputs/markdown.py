@@ -16,12 +16,13 @@ from camlint.inputs.textfile import read_limited
 
 MAX_BYTES = 8 * 1024 * 1024
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+.-]*)")
-_ATX = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_ATX = re.compile(r" {0,3}(#{1,6})\s+")      # the title is what follows, less a closing run of #
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^.!?]{0,80})$")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# possessive (*+): adjacent \s* runs backtracked against each other (quadratic in a line's spaces)
+_TABLE_RULE = re.compile(r"^\s*+\|?\s*+:?-{2,}+:?\s*+(?:\|\s*+:?-{2,}+:?\s*+)*+\|?\s*+$")
 _EMPHASIS = re.compile(r"\*\*|`")
 
 
@@ -99,7 +100,8 @@ class _Reader:
         if not self.plain:
             m = _ATX.match(line)
             if m:
-                return len(m.group(1)) - self.shift, _plain(m.group(2)).strip(), 1
+                title = line[m.end():].rstrip().rstrip("#")      # not a regex: `(.*?)\s*#*\s*$` was cubic
+                return len(m.group(1)) - self.shift, _plain(title).strip(), 1
         if line.strip() and not self.pieces and _SETEXT.match(nxt) and len(nxt.strip()) >= 3:
             return (1 if nxt.strip()[0] == "=" else 2), line.strip(), 2
         if self.plain and not self.pieces and (not nxt.strip() or len(line) < 60):
