@@ -333,3 +333,25 @@ def test_a_markdown_heading_or_table_rule_with_a_long_run_of_spaces_is_linear(tm
     proc = subprocess.run([sys.executable, "-m", "camlint", "check", "x.md"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr
+
+
+# ---- verify: a spec cannot ask for unbounded work; a damaged safetensors file is named as such -----
+
+def test_a_spec_with_more_inputs_than_the_limit_is_refused_before_any_file_is_looked_at(tmp_path):
+    from camlint.verify.declared import MAX_INPUTS, input_specs
+
+    errors: list[str] = []
+    inputs = input_specs({"inputs": [{"image": "x.png"}] * (MAX_INPUTS + 1)}, tmp_path, errors)
+    assert inputs == [] and len(errors) == 1 and "more than" in errors[0]   # was 1,001 'does not exist'
+
+
+def test_a_damaged_safetensors_file_is_a_clear_weights_error(tmp_path):
+    pytest.importorskip("safetensors")
+    from camlint.verify.model import load_state_dict
+    from camlint.verify.spec import SpecError
+
+    path = tmp_path / "w.safetensors"
+    path.write_bytes((10 ** 9).to_bytes(8, "little") + b"{}")      # a header length far past the file
+    with pytest.raises(SpecError) as exc:
+        load_state_dict(path)
+    assert "w.safetensors" in exc.value.messages[0] and "safetensors" in exc.value.messages[0]

@@ -16,7 +16,11 @@ def load_state_dict(path: Path) -> dict:
     if path.suffix == ".safetensors":
         from safetensors.torch import load_file
 
-        return load_file(str(path))
+        try:
+            return load_file(str(path))
+        except Exception as exc:  # noqa: BLE001 - a damaged header or data: the file's problem, said so
+            raise SpecError([f"model.weights.file: {path.name} is not a readable safetensors file "
+                             f"({exc.__class__.__name__}: {str(exc)[:120]})"]) from None
     try:
         obj = torch.load(str(path), map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - an unsafe or broken pickle is refused, whatever the error
