@@ -60,7 +60,7 @@ class PdfReadError(Exception):
 def read_pages(data: bytes) -> list[Page]:
     """The pages' lines, read by pdfium in a child process with a memory and a time limit (a few
     KB of nested form XObjects can expand to millions of characters inside pdfium)."""
-    import pypdfium2  # noqa: F401 - imported before the fork, never under another thread's import lock
+    import pypdfium2.raw  # noqa: F401 - imported before the fork, never under another thread's import lock
 
     from camlint.safety.sandbox import Contained, contained
 
