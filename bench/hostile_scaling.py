@@ -34,6 +34,7 @@ PATTERNS: dict[str, str] = {
     "closing braces": "}",
     "unclosed \\iffalse": "\\iffalse ",
     "suppression comments (many)": "% camlint: disable=CAM004\n}\n",
+    "run-on sentence of method and model names": "Grad-CAM on ViT word word ",
 }
 
 

@@ -11,6 +11,7 @@ from camlint.audit import plots
 from camlint.audit.record import CITATION_LABELS, CITATIONS, OK
 from camlint.audit.reports import HAND_AUDIT, pct
 from camlint.core.keys import KEYS, REPORTED, STATUSES
+from camlint.safety.sanitize import printable
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}
@@ -32,7 +33,7 @@ document.querySelectorAll('table.sortable').forEach(function(t){
 
 
 def _e(x) -> str:
-    return escape("" if x is None else str(x))
+    return escape("" if x is None else printable(str(x)))
 
 
 def _head(summary: dict, title: str) -> str:

@@ -125,12 +125,14 @@ def _cell(row: dict, name: str) -> str | None:
 def read_manifest(manifest: Path) -> list[Paper]:
     """CSV with a `path` column (relative to the manifest's folder) and any of id, venue, year, title."""
     shown = display_path(manifest)
+    from camlint.safety.safeio import read_regular
+
     try:
-        if manifest.stat().st_size > MAX_MANIFEST_BYTES:
-            raise InputError(f"manifest larger than {MAX_MANIFEST_BYTES // 2**20} MiB", shown)
-        text = manifest.read_text(encoding="utf-8-sig")
+        text = read_regular(manifest, MAX_MANIFEST_BYTES, "manifest").decode("utf-8-sig")   # never blocks on a FIFO
     except UnicodeDecodeError:
         raise InputError("manifest is not UTF-8 text", shown) from None
+    except ValueError as exc:      # a FIFO, a device, a folder, or over the limit
+        raise InputError(str(exc), shown) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))

@@ -7,6 +7,7 @@ from typing import Iterable
 
 from camlint.audit.record import CITATION_LABELS, CITATIONS
 from camlint.core.keys import KEYS, REPORTED, STATUSES
+from camlint.safety.sanitize import printable
 
 # The 2026 hand audit of 175 papers (shared/taxonomy.md), shown next to the run's own shares.
 HAND_AUDIT = {"cnn_only": "58% (101)", "library_only": "10% (17)", "justified": "15% (26)"}
@@ -73,8 +74,9 @@ def truth_text(truth: dict) -> str:
 
 
 def _safe_cell(value) -> str:
-    """Spreadsheets run cells that start with = + - @ as formulas: quote them."""
-    text = "" if value is None else str(value)
+    """Spreadsheets run cells that start with = + - @ as formulas: quote them. Terminal controls in a
+    paper's file name or title are dropped (the CSV is often looked at with cat)."""
+    text = "" if value is None else printable(str(value))
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 

@@ -296,16 +296,31 @@ def _model_names(vocab: Vocabulary, text: str):
             yield kind, m.start(), m.end()
 
 
+NEAR = 400   # characters either side of a method's name in which the model it is applied to is looked for
+
+
+def _near(text: str, start: int, end: int) -> tuple[int, int]:
+    """[lo, hi) around text[start:end], widened to word boundaries. Looking only there keeps a
+    sentence of a thousand method and model names (a run-on paragraph) linear, not cubic."""
+    lo, hi = max(0, start - NEAR), min(len(text), end + NEAR)
+    while lo > 0 and not text[lo - 1].isspace() and start - lo < NEAR + 64:
+        lo -= 1
+    while hi < len(text) and not text[hi].isspace() and hi - end < NEAR + 64:
+        hi += 1
+    return lo, hi
+
+
 def bound_model(s: Sentence, start: int, end: int, vocab: Vocabulary, section_subject: str | None) -> str | None:
     """The kind of model a method named at [start, end) of `s` is applied to: the model named
     nearest to it in the same clause ("the CNN with Grad-CAM and the transformer with rollout"),
     every model where it is applied to all ("for both models"), else the one the section is
     about, else None."""
-    kinds = {k for k, _, _ in _model_names(vocab, s.low)}
-    if TRANSFORMER in kinds and vocab.phrases["applies_to_all"].search(s.low):
+    lo, hi = _near(s.low, start, end)
+    names = [(k, a + lo, b + lo) for k, a, b in _model_names(vocab, s.low[lo:hi])]
+    if TRANSFORMER in {k for k, _, _ in names} and vocab.phrases["applies_to_all"].search(s.low[lo:hi]):
         return TRANSFORMER
     ranked = []
-    for k, a, b in _model_names(vocab, s.low):
+    for k, a, b in names:
         between = s.low[b:start] if b <= start else s.low[end:a]
         crosses = bool(vocab.phrases["clause_break"].search(between))
         ranked.append((crosses, len(between), b > start, k))   # ties go to the model named before

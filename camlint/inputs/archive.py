@@ -9,7 +9,9 @@ fresh folder only this user can read, which is removed afterwards. Reports name 
 """
 from __future__ import annotations
 
+import bz2
 import io
+import lzma
 import os
 import re
 import shutil
@@ -33,6 +35,7 @@ from camlint.rules.input import INCLUDE_MISSING, INCLUDE_OUTSIDE_PROJECT, UNREAD
 MAX_ARCHIVE_BYTES = 64 * 1024 * 1024       # the archive file itself
 MAX_MEMBERS = 2000
 MAX_UNPACKED_BYTES = 128 * 1024 * 1024     # all members together, uncompressed
+MAX_NAME = 1024                            # characters in a member's path
 NESTED = (".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".tbz2", ".txz")
 MAIN_NAMES = ("main.tex", "ms.tex", "paper.tex", "manuscript.tex", "article.tex")
 _DOCUMENTCLASS = re.compile(rb"^[^%\n]*\\documentclass", re.M)
@@ -79,6 +82,8 @@ def _analyze_inner(file: Path, display: str, spec: Path | None):
 
 def _check_name(name: str, folder: bool = False) -> str:
     """The member's relative POSIX path, or Refused."""
+    if len(name) > MAX_NAME:
+        raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member name {name[:60]!r}... is over {MAX_NAME} characters")
     if "\x00" in name or any(ord(c) < 32 for c in name):
         raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member name {name!r} has control characters")
     norm = name.replace("\\", "/")
@@ -149,9 +154,41 @@ def _zip_member(zf, info, count: int, total: int, seen: set, out: dict) -> int:
     return len(out[rel])
 
 
+# A tar's own headers (folders, pax records, long names) are read in full by tarfile, so the whole
+# stream is decompressed here first, never past the unpacked limit plus room for headers.
+_TAR_LIMIT = MAX_UNPACKED_BYTES + (MAX_MEMBERS + 1) * 4 * 512
+
+
+def _decompressed(data: bytes, limit: int = _TAR_LIMIT) -> bytes:
+    """The tar stream inside a .gz/.bz2/.xz (or `data` itself), Refused past `limit` bytes."""
+    if data[:2] == b"\x1f\x8b":
+        make = lambda: zlib.decompressobj(wbits=31)        # noqa: E731 - one gzip member each
+    elif data[:3] == b"BZh":
+        make = bz2.BZ2Decompressor
+    elif data[:6] == b"\xfd7zXZ\x00":
+        make = lzma.LZMADecompressor
+    else:
+        return data
+    out, rest = [], data
+    try:
+        while rest:
+            dec = make()
+            out.append(dec.decompress(rest, limit + 1 - sum(map(len, out))))
+            if sum(map(len, out)) > limit:
+                raise Refused(UNREADABLE_INPUT, f"more than {limit // 2**20} MB once uncompressed (a bomb?)")
+            if not dec.eof:
+                raise Refused(UNREADABLE_INPUT, "a truncated compressed tar archive")
+            rest = dec.unused_data                           # a further gzip member, or trailing padding
+            if rest[:2] != data[:2]:
+                break
+    except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError) as exc:
+        raise Refused(UNREADABLE_INPUT, f"not a readable compressed tar archive ({exc})") from None
+    return b"".join(out)
+
+
 def _tar_members(data: bytes) -> dict[str, bytes]:
     try:
-        tf = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
+        tf = tarfile.open(fileobj=io.BytesIO(_decompressed(data)), mode="r:")
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise Refused(UNREADABLE_INPUT, f"not a readable tar archive ({exc})") from None
     out: dict[str, bytes] = {}
@@ -163,6 +200,8 @@ def _tar_members(data: bytes) -> dict[str, bytes]:
             if info is None:
                 break
             count += 1
+            if count > MAX_MEMBERS:     # folders count too: 200,000 of them fit in a 1 MB .tar.gz
+                raise Refused(UNREADABLE_INPUT, f"more than {MAX_MEMBERS} members")
             if info.issym() or info.islnk():
                 raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member {info.name!r} is a link")
             if info.isdir():
@@ -194,15 +233,24 @@ def unpacked(members: dict[str, bytes]):
     root = Path(tempfile.mkdtemp(prefix="camlint-archive-"))     # mode 0700
     try:
         for rel, content in members.items():
-            dest = root.joinpath(*rel.split("/"))
-            dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-            fd = os.open(dest, flags, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(content)
+            _write_member(root, rel, content)
         yield root
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _write_member(root: Path, rel: str, content: bytes) -> None:
+    dest = root.joinpath(*rel.split("/"))
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(dest, flags, 0o600)
+    except (FileExistsError, NotADirectoryError, IsADirectoryError):    # `a` and `a/b.tex` both members
+        raise Refused(UNREADABLE_INPUT, f"{rel} and another member are a file and a folder of the same name") from None
+    except OSError as exc:
+        raise Refused(UNREADABLE_INPUT, f"cannot unpack {rel} ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(content)
 
 
 def find_main(root: Path, members: dict[str, bytes], main: str | None) -> str:

@@ -16,13 +16,13 @@ from camlint.inputs.textfile import read_limited
 
 MAX_BYTES = 8 * 1024 * 1024
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+.-]*)")
-_ATX = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_ATX = re.compile(r" {0,3}(#{1,6})\s+")      # the title is what follows, less a closing run of #
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^.!?]{0,80})$")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# possessive (*+): adjacent \s* runs backtracked against each other (quadratic in a line's spaces)
+_TABLE_RULE = re.compile(r"^\s*+\|?\s*+:?-{2,}+:?\s*+(?:\|\s*+:?-{2,}+:?\s*+)*+\|?\s*+$")
 _EMPHASIS = re.compile(r"\*\*|`")
 
 
@@ -35,12 +35,25 @@ def analyze_markdown(path: Path, display: str, spec: Path | None = None, plain: 
     if "\x00" in text[:65536]:
         raise ValueError("binary file (NUL bytes), not text")
     # comments keep their newlines so every later line keeps its number
-    text = _HTML_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    text = _blank_comments(text)
     lines = text.split("\n")
     b = ModelBuilder(path, display, lines)
     _Reader(b, lines, plain).read()
     project, doc = b.finish(path.resolve().parent if path is not None else Path.cwd())
     return analyze_units(project, doc, {}, display, spec, kind="text" if plain else "markdown")
+
+
+def _blank_comments(text: str) -> str:
+    """Each closed <!-- ... --> as spaces (its newlines kept). One pass: the lazy regex this
+    replaces rescanned to the end of the file from every unclosed `<!--` (quadratic)."""
+    out, pos = [], 0
+    while (start := text.find("<!--", pos)) >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break                   # an unclosed comment hides nothing: the rest is read as text
+        out += [text[pos:start], re.sub(r"[^\n]", " ", text[start:end + 3])]
+        pos = end + 3
+    return "".join(out) + text[pos:]
 
 
 class _Reader:
@@ -87,7 +100,8 @@ class _Reader:
         if not self.plain:
             m = _ATX.match(line)
             if m:
-                return len(m.group(1)) - self.shift, _plain(m.group(2)).strip(), 1
+                title = line[m.end():].rstrip().rstrip("#")      # not a regex: `(.*?)\s*#*\s*$` was cubic
+                return len(m.group(1)) - self.shift, _plain(title).strip(), 1
         if line.strip() and not self.pieces and _SETEXT.match(nxt) and len(nxt.strip()) >= 3:
             return (1 if nxt.strip()[0] == "=" else 2), line.strip(), 2
         if self.plain and not self.pieces and (not nxt.strip() or len(line) < 60):

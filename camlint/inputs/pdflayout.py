@@ -9,7 +9,7 @@ from __future__ import annotations
 import ctypes
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 MAX_PAGES = 400
 MAX_PDF_BYTES = 64 * 1024 * 1024
@@ -58,6 +58,28 @@ class PdfReadError(Exception):
 
 
 def read_pages(data: bytes) -> list[Page]:
+    """The pages' lines, read by pdfium in a child process with a memory and a time limit (a few
+    KB of nested form XObjects can expand to millions of characters inside pdfium)."""
+    import pypdfium2.raw  # noqa: F401 - imported before the fork, never under another thread's import lock
+
+    from camlint.safety.sandbox import Contained, contained
+
+    try:
+        pages = contained(_read_pages_here, data, memory=PDF_MEMORY + 32 * len(data),
+                          seconds=PDF_SECONDS + len(data) / 100_000, errors=(PdfReadError,))
+    except Contained as exc:
+        raise PdfReadError(f"{exc}: refused (a PDF whose pages expand without bound?)") from None
+    return [Page(n, w, h, [Line(*fields) for fields in lines]) for n, w, h, lines in pages]
+
+
+PDF_MEMORY = 1 << 30     # bytes beyond the process's own size, plus 32 per byte of the file
+PDF_SECONDS = 60         # plus a second per 100 KB of the file
+MAX_PAGE_CHARS = 200_000  # a dense page has 5,000: more is drawn by repeated forms, not typeset
+MAX_TEXT_CHARS = 4_000_000   # the whole document
+
+
+def _read_pages_here(data: bytes) -> list:
+    """read_pages' work, as JSON data: [number, width, height, [Line fields, ...]] per page."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
@@ -66,13 +88,17 @@ def read_pages(data: bytes) -> list[Page]:
     except pdfium.PdfiumError as exc:
         raise PdfReadError(str(exc)) from None
     try:
-        pages = []
+        pages, chars = [], 0
         for index in range(min(len(pdf), MAX_PAGES)):
             page = pdf[index]
             width, height = page.get_size()
             textpage = page.get_textpage()
-            lines = _lines_of(raw, textpage, index + 1, page.raw, width)
-            pages.append(Page(index + 1, width, height, order_lines(lines, width)))
+            lines = order_lines(_lines_of(raw, textpage, index + 1, page.raw, width), width)
+            pages.append([index + 1, width, height, [list(astuple(ln)) for ln in lines]])
+            chars += sum(len(ln.text) for ln in lines)
+            if chars > MAX_TEXT_CHARS:
+                raise PdfReadError(f"more than {MAX_TEXT_CHARS:,} characters of text by page {index + 1} "
+                                   "(a 400-page thesis has about 1.5 million): content drawn over and over?")
             textpage.close()
             page.close()
         return pages
@@ -81,7 +107,7 @@ def read_pages(data: bytes) -> list[Page]:
 
 
 def _lines_of(raw, textpage, page_no: int, page_raw=None, width: float = 0.0) -> list[Line]:
-    n = textpage.count_chars()
+    n = min(textpage.count_chars(), MAX_PAGE_CHARS)
     if n <= 0:
         return []
     text = textpage.get_text_range(0, n)

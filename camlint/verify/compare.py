@@ -51,8 +51,10 @@ def sketch_distance(a: str, b: str) -> int | None:
 def load_artifact(path: Path) -> np.ndarray:
     """A reported map: .npy (float H x W) or .png (8 or 16 bit, scaled to [0, 1])."""
     if path.suffix.lower() == ".npy":
+        from camlint.safety.media import load_npy
+
         try:
-            arr = np.load(path, allow_pickle=False, mmap_mode="r")
+            arr = load_npy(path)
         except Exception as exc:  # noqa: BLE001
             raise SpecError([f"artifact {path.name}: not a plain .npy array ({exc.__class__.__name__})"]) from None
         arr = np.squeeze(arr)
@@ -64,12 +66,10 @@ def load_artifact(path: Path) -> np.ndarray:
             raise SpecError([f"artifact {path.name}: the map holds NaN or infinite values"])
         return arr
     if path.suffix.lower() == ".png":
-        from PIL import Image
+        from camlint.safety.media import open_image
 
-        Image.MAX_IMAGE_PIXELS = MAX_MAP_SIDE ** 2
         try:
-            img = Image.open(path)
-            img.load()
+            img = open_image(path, MAX_MAP_SIDE ** 2, formats=("PNG",))
         except Exception as exc:  # noqa: BLE001
             raise SpecError([f"artifact {path.name}: cannot decode PNG ({exc.__class__.__name__})"]) from None
         arr = np.asarray(img)

@@ -109,9 +109,16 @@ def _preprocessing(value, errors: list[str]) -> dict:
     return out
 
 
+MAX_INPUTS = 1000     # each input is a forward and backward pass: a spec cannot ask for a million
+
+
 def input_specs(data: dict, base_dir: Path, errors: list[str]) -> list[InputSpec]:
     inputs, automatic = [], []
-    for i, item in enumerate(as_list(data.get("inputs"), "inputs", errors)):
+    listed = as_list(data.get("inputs"), "inputs", errors)
+    if len(listed) > MAX_INPUTS:
+        errors.append(f"inputs: {len(listed)} inputs, more than camlint verifies in one run ({MAX_INPUTS})")
+        listed = []
+    for i, item in enumerate(listed):
         what = f"inputs[{i}]"
         if not isinstance(item, dict) or not (item.get("image") or item.get("tensor")):
             errors.append(f"{what} must be {{image: FILE}} or {{tensor: FILE.npy}}, not {show_value(item)}")

@@ -35,10 +35,12 @@ def load_image(path: Path, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
     """(C x H x W float tensor, H x W x 3 uint8 image as cropped) for one image file."""
     from PIL import Image
 
-    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+    from camlint.safety.media import NotPlainFile, open_image
+
     try:
-        img = Image.open(path)
-        img.load()
+        img = open_image(path, MAX_PIXELS)
+    except NotPlainFile as exc:
+        raise SpecError([f"input {path.name}: {exc}"]) from None
     except Exception as exc:  # noqa: BLE001 - PIL raises many kinds for bad files
         raise SpecError([f"input {path.name}: cannot decode image ({exc.__class__.__name__})"]) from None
     img = img.convert("RGB")
@@ -70,8 +72,10 @@ def _mean_std(pre: dict, channels: int, path: Path) -> tuple[torch.Tensor, torch
 
 def load_tensor(path: Path, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
     """A preprocessed float32 C x H x W .npy (no pickles); the picture is de-normalised for overlays."""
+    from camlint.safety.media import load_npy
+
     try:
-        arr = np.load(path, allow_pickle=False, mmap_mode="r")
+        arr = load_npy(path)
     except Exception as exc:  # noqa: BLE001
         raise SpecError([f"input {path.name}: not a plain .npy array ({exc.__class__.__name__})"]) from None
     if arr.ndim != 3 or arr.dtype.kind != "f" or not 1 <= arr.shape[0] <= 16 \

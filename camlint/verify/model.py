@@ -5,6 +5,7 @@ from pathlib import Path
 
 import torch
 
+from camlint.verify.budget import size_problem
 from camlint.verify.modelargs import arch_problem, kwargs_problems, weights_problem
 from camlint.verify.spec import ModelSpec, SpecError
 from camlint.rules.artifacts import file_sha256 as sha256_of  # one hashing helper
@@ -15,7 +16,11 @@ def load_state_dict(path: Path) -> dict:
     if path.suffix == ".safetensors":
         from safetensors.torch import load_file
 
-        return load_file(str(path))
+        try:
+            return load_file(str(path))
+        except Exception as exc:  # noqa: BLE001 - a damaged header or data: the file's problem, said so
+            raise SpecError([f"model.weights.file: {path.name} is not a readable safetensors file "
+                             f"({exc.__class__.__name__}: {str(exc)[:120]})"]) from None
     try:
         obj = torch.load(str(path), map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - an unsafe or broken pickle is refused, whatever the error
@@ -64,6 +69,9 @@ def build_model(spec: ModelSpec) -> tuple[torch.nn.Module, str]:
     name, kwargs = create_args(spec)
     w = spec.weights
     try:
+        too_big = size_problem(name, kwargs)     # on the meta device: nothing allocated yet
+        if too_big:
+            raise SpecError([too_big])
         if "random_init" in w:
             seed = w["random_init"]["seed"]
             torch.manual_seed(seed)

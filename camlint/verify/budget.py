@@ -1,0 +1,73 @@
+"""How big a model a spec may ask for: checked on torch's meta device before anything is allocated.
+
+Every model.kwargs value is in range on its own, yet together they can ask for any amount of
+memory: `patch_size: 1` turns a 224-pixel ViT-Tiny into 50,176 tokens (a 30 GB attention matrix
+per block), `embed_dim: 4096, depth: 64` into 12.9 billion parameters. So the model is first built
+on the meta device (shapes only, no storage), its parameters counted, and one forward pass at the
+largest input it will see is traced to add up the elements of every tensor it creates.
+"""
+from __future__ import annotations
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+from camlint.verify.modelargs import MAX_IMG_SIDE
+
+MAX_PARAMETERS = 2_000_000_000           # ViT-g/14 has 1.0 billion
+MAX_ACTIVATIONS = 10_000_000_000         # elements created by one forward pass of one input
+                                         # (ViT-L/16 at 384 px: 1.9 billion; ViT-B/16 at 1024 px: 16.7)
+
+
+class _Tally(TorchDispatchMode):
+    """Adds up the elements of every tensor an operation returns."""
+
+    def __init__(self):
+        super().__init__()
+        self.elements = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        self.elements += sum(t.numel() for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor))
+        return out
+
+
+def _probe_size(model, kwargs: dict) -> tuple[int, int, int]:
+    """The input the model will see: the largest one when it accepts any size."""
+    chans = kwargs.get("in_chans", 3)
+    if kwargs.get("dynamic_img_size"):
+        return chans, MAX_IMG_SIDE, MAX_IMG_SIDE
+    size = kwargs.get("img_size")
+    if size is not None:
+        return (chans, size, size) if isinstance(size, int) else (chans, *size)
+    cfg = getattr(model, "pretrained_cfg", None) or {}
+    return (chans, *tuple(cfg.get("input_size", (3, 224, 224))[1:]))
+
+
+def size_problem(name: str, kwargs: dict) -> str | None:
+    """Why the model `timm.create_model(name, **kwargs)` is too big to run (None: it fits)."""
+    import timm
+
+    with torch.device("meta"):
+        model = timm.create_model(name, **kwargs)
+        params = sum(p.numel() for p in model.parameters())
+        if params > MAX_PARAMETERS:
+            return (f"model: {name} with {_shown(kwargs)} has {params / 1e9:.1f} billion parameters, "
+                    f"over camlint's limit of {MAX_PARAMETERS / 1e9:.0f} billion")
+        shape = _probe_size(model, kwargs)
+        tally = _Tally()
+        try:
+            with tally:
+                model(torch.empty(1, *shape))
+        except Exception:  # noqa: BLE001 - a model the meta device cannot trace: the real build decides
+            return None
+    if tally.elements > MAX_ACTIVATIONS:
+        return (f"model: {name} with {_shown(kwargs)} creates {tally.elements / 1e9:.0f} billion values in one "
+                f"pass over a {shape[1]} x {shape[2]} input, over camlint's limit of {MAX_ACTIVATIONS / 1e9:.0f} "
+                "billion (a smaller patch size, image size or model fits)")
+    return None
+
+
+def _shown(kwargs: dict) -> str:
+    shown = {k: v for k, v in kwargs.items() if k != "pretrained"}
+    return str(shown) if shown else "no arguments"
