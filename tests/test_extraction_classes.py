@@ -245,3 +245,112 @@ differentiate the raw logit of the predicted class.
     where = [e["line"] for e in doc["checklist"]["method"]["evidence"]]
     assert doc["checklist"]["method"]["status"] == "reported"
     assert 6 in where, where
+
+
+# -- heldout4 classes: values described rather than named ------------------------------------------
+
+MODEL = "\\section{Model}\nThe classifier is a ViT-B/16 (vit_base_patch16_224.augreg_in21k) fine-tuned on our crops.\n"
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("method, sentence, value", [
+    ("LayerCAM", "Each activation is multiplied pointwise by its own gradient before the channel sum.",
+     "elementwise"),
+    ("LayerCAM", "As the method prescribes, every feature is weighted individually by the corresponding "
+     "gradient.", "elementwise"),
+    ("Score-CAM", "A channel's weight is the rise in the network's predicted probability when that "
+     "channel, upsampled, masks the input image.", "scorecam"),
+    ("Score-CAM", "I weight each channel by the gain in the model's softmax score that the masked image "
+     "obtains.", "scorecam"),
+    ("EigenCAM", "The map is the projection of the activations onto their first principal component.",
+     "eigen"),
+])
+def test_a_weighting_described_in_words_is_reported(tmp_path, method, sentence, value):
+    doc = _doc(tmp_path, MODEL + f"\\section{{Saliency}}\nMaps are {method} maps of the last block of the "
+               "encoder.\n" + sentence + "\n")
+    entry = doc["checklist"]["weighting"]
+    assert entry["status"] == "reported", entry
+    assert entry["value"] == value
+
+
+@pytest.mark.parametrize("opening", [
+    "LayerCAM~\\cite{jiang} was chosen because it keeps fine detail.",
+    "HiResCAM \\cite{draelos} is used throughout, as it is faithful to the model.",
+])
+def test_a_cited_method_chosen_in_the_passive_is_the_papers_own(tmp_path, opening):
+    doc = _doc(tmp_path, MODEL + "\\section{Activation maps}\n" + opening + "\n"
+               "Following its definition, each activation is weighted elementwise by its own gradient.\n"
+               "We read the output of the last block.\n"
+               "\\begin{thebibliography}{9}\\bibitem{jiang} P. Jiang. LayerCAM.\\bibitem{draelos} R. Draelos. "
+               "HiResCAM.\\end{thebibliography}\n")
+    assert doc["checklist"]["weighting"]["value"] == "elementwise"
+    method = doc["checklist"]["method"]
+    assert method["evidence"][0]["line"] == 6, method      # the opening sentence states the method
+
+
+def test_a_cited_author_still_speaks_for_their_own_settings(tmp_path):
+    doc = _doc(tmp_path, MODEL + "\\section{Activation maps}\nWe compute Grad-CAM on the last block.\n"
+               "Chefer~\\cite{chefer} multiplies each activation pointwise by its own gradient.\n")
+    assert doc["checklist"]["weighting"]["status"] == "missing"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Negative contributions are removed by a ReLU applied to this product, head by head.",
+    "A rectifier acting on each product clears the negative entries before the heads are averaged.",
+    "We then take the ReLU of the element-wise product, one head at a time.",
+])
+def test_a_relu_said_to_act_on_the_product_is_reported(tmp_path, sentence):
+    doc = _doc(tmp_path, MODEL + "\\section{Gradient-weighted attention}\n"
+               "We multiply the attention matrix of the last block element by element with its gradient.\n"
+               + sentence + "\n")
+    entry = doc["checklist"]["relu"]
+    assert entry["status"] == "reported", entry
+    assert entry["value"] == "on_products"
+
+
+@pytest.mark.parametrize("sentence", [
+    "We explain the official DINOv2 ViT-S/14, kept frozen, with a linear probe on top.",
+    "The backbone is the publicly released OpenAI CLIP ViT-B/16, used without any fine-tuning.",
+    "Features come from the torch.hub entry dinov2_vitl14_reg, which we do not train.",
+    "I rely on the image tower of ViT-L/14@336px exactly as distributed.",
+])
+def test_a_named_official_release_is_a_reported_model(tmp_path, sentence):
+    doc = _doc(tmp_path, "\\section{Model}\n" + sentence + "\n\\section{Grad-CAM}\n"
+               "We compute Grad-CAM on the last block of the transformer.\n")
+    entry = doc["checklist"]["model"]
+    assert entry["status"] == "reported", entry
+
+
+def test_an_architecture_with_generic_pretraining_stays_partial(tmp_path):
+    doc = _doc(tmp_path, "\\section{Model}\nWe fine-tune a ViT-B/16 pretrained on ImageNet, released as "
+               "part of this work.\n\\section{Grad-CAM}\nWe compute Grad-CAM on the last block of the "
+               "transformer.\n")
+    assert doc["checklist"]["model"]["status"] == "partial"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Maps are computed from the token representations of the final (twelfth) transformer block.",
+    "We use token features from one of the late blocks, chosen on the validation split.",
+    "Grad-CAM reads the patch embeddings at the deepest encoder layer.",
+])
+def test_token_features_of_a_block_with_no_place_inside_it_are_a_partial_location(tmp_path, sentence):
+    doc = _doc(tmp_path, MODEL + "\\section{Grad-CAM}\nWe compute Grad-CAM for the predicted class.\n"
+               + sentence + "\n")
+    entry = doc["checklist"]["location"]
+    assert entry["status"] == "partial", entry
+
+
+@pytest.mark.parametrize("sentence, status", [
+    ("Code (tag v1.4.0): \\url{https://github.com/someone/heatvit}.", "reported"),
+    ("Our scripts are public (release v2.0, https://gitlab.com/lab/vitmaps).", "reported"),
+    ("All of this was done with my own Python scripts, which I share with anyone who asks.", "partial"),
+    ("The maps come from an in-house extension of PySlowFast that is not public.", "partial"),
+    ("We wrote a bespoke fork of the timm hooks for this study.", "partial"),
+])
+def test_own_code_is_reported_when_pinned_and_partial_when_unreleased(tmp_path, sentence, status):
+    doc = _doc(tmp_path, MODEL + "\\section{Grad-CAM}\nWe compute Grad-CAM on the last block.\n"
+               + sentence + "\n")
+    entry = doc["checklist"]["implementation"]
+    assert entry["status"] == status, entry
