@@ -266,6 +266,13 @@ import pytest  # noqa: E402
      "obtains.", "scorecam"),
     ("EigenCAM", "The map is the projection of the activations onto their first principal component.",
      "eigen"),
+    ("EigenCAM", "We project the token features onto their dominant principal direction.", "eigen"),
+    ("LayerCAM", "The positive gradient at every spatial position scales the activation found there.",
+     "elementwise"),
+    ("LayerCAM", "Instead of pooling, the gradient map multiplies the feature map entry by entry.", "elementwise"),
+    ("Score-CAM", "Each channel, normalised to [0,1], masks the image and the resulting class score is its "
+     "weight.", "scorecam"),
+    ("Score-CAM", "Channel weights are the softmax probabilities of the masked copies of the image.", "scorecam"),
 ])
 def test_a_weighting_described_in_words_is_reported(tmp_path, method, sentence, value):
     doc = _doc(tmp_path, MODEL + f"\\section{{Saliency}}\nMaps are {method} maps of the last block of the "
@@ -292,7 +299,8 @@ def test_a_cited_method_chosen_in_the_passive_is_the_papers_own(tmp_path, openin
 
 def test_a_cited_author_still_speaks_for_their_own_settings(tmp_path):
     doc = _doc(tmp_path, MODEL + "\\section{Activation maps}\nWe compute Grad-CAM on the last block.\n"
-               "Chefer~\\cite{chefer} multiplies each activation pointwise by its own gradient.\n")
+               "Chefer~\\cite{chefer} weights maps so that each activation is multiplied pointwise by its own "
+               "gradient.\n")
     assert doc["checklist"]["weighting"]["status"] == "missing"
 
 
@@ -300,8 +308,11 @@ def test_a_cited_author_still_speaks_for_their_own_settings(tmp_path):
     "Negative contributions are removed by a ReLU applied to this product, head by head.",
     "A rectifier acting on each product clears the negative entries before the heads are averaged.",
     "We then take the ReLU of the element-wise product, one head at a time.",
+    "The product of each head's attention and its gradient is rectified before the heads are averaged.",
+    "Negative entries of every gradient-attention product are clamped at zero.",
 ])
 def test_a_relu_said_to_act_on_the_product_is_reported(tmp_path, sentence):
+    # (not "on_gradients": "the product of attention and its gradient is rectified")
     doc = _doc(tmp_path, MODEL + "\\section{Gradient-weighted attention}\n"
                "We multiply the attention matrix of the last block element by element with its gradient.\n"
                + sentence + "\n")
@@ -334,6 +345,7 @@ def test_an_architecture_with_generic_pretraining_stays_partial(tmp_path):
     "Maps are computed from the token representations of the final (twelfth) transformer block.",
     "We use token features from one of the late blocks, chosen on the validation split.",
     "Grad-CAM reads the patch embeddings at the deepest encoder layer.",
+    "We take patch features at the twelfth block.",
 ])
 def test_token_features_of_a_block_with_no_place_inside_it_are_a_partial_location(tmp_path, sentence):
     doc = _doc(tmp_path, MODEL + "\\section{Grad-CAM}\nWe compute Grad-CAM for the predicted class.\n"
@@ -348,9 +360,17 @@ def test_token_features_of_a_block_with_no_place_inside_it_are_a_partial_locatio
     ("All of this was done with my own Python scripts, which I share with anyone who asks.", "partial"),
     ("The maps come from an in-house extension of PySlowFast that is not public.", "partial"),
     ("We wrote a bespoke fork of the timm hooks for this study.", "partial"),
+    ("I implemented the maps myself in a few hundred lines of PyTorch, not yet public.", "partial"),
 ])
 def test_own_code_is_reported_when_pinned_and_partial_when_unreleased(tmp_path, sentence, status):
     doc = _doc(tmp_path, MODEL + "\\section{Grad-CAM}\nWe compute Grad-CAM on the last block.\n"
                + sentence + "\n")
     entry = doc["checklist"]["implementation"]
     assert entry["status"] == status, entry
+
+
+def test_a_cited_method_used_as_a_comparison_is_not_the_papers_own(tmp_path):
+    doc = _doc(tmp_path, MODEL + "\\section{Activation maps}\nWe compute Grad-CAM on the last block.\n"
+               "LayerCAM~\\cite{jiang} is used as a comparison; in it each activation is multiplied pointwise by "
+               "its own gradient.\n")
+    assert doc["checklist"]["weighting"]["status"] == "missing"
