@@ -326,6 +326,7 @@ def test_a_relu_said_to_act_on_the_product_is_reported(tmp_path, sentence):
     "The backbone is the publicly released OpenAI CLIP ViT-B/16, used without any fine-tuning.",
     "Features come from the torch.hub entry dinov2_vitl14_reg, which we do not train.",
     "I rely on the image tower of ViT-L/14@336px exactly as distributed.",
+    "The model is the released SatMAE checkpoint for multispectral imagery.",
 ])
 def test_a_named_official_release_is_a_reported_model(tmp_path, sentence):
     doc = _doc(tmp_path, "\\section{Model}\n" + sentence + "\n\\section{Grad-CAM}\n"
@@ -334,10 +335,13 @@ def test_a_named_official_release_is_a_reported_model(tmp_path, sentence):
     assert entry["status"] == "reported", entry
 
 
-def test_an_architecture_with_generic_pretraining_stays_partial(tmp_path):
-    doc = _doc(tmp_path, "\\section{Model}\nWe fine-tune a ViT-B/16 pretrained on ImageNet, released as "
-               "part of this work.\n\\section{Grad-CAM}\nWe compute Grad-CAM on the last block of the "
-               "transformer.\n")
+@pytest.mark.parametrize("sentence", [
+    "We fine-tune a ViT-B/16 pretrained on ImageNet, released as part of this work.",
+    "Our encoder is an MAE pretrained on our own scans.",
+])
+def test_an_architecture_with_generic_pretraining_stays_partial(tmp_path, sentence):
+    doc = _doc(tmp_path, "\\section{Model}\n" + sentence + "\n\\section{Grad-CAM}\nWe compute Grad-CAM on "
+               "the last block of the transformer.\n")
     assert doc["checklist"]["model"]["status"] == "partial"
 
 
@@ -374,3 +378,10 @@ def test_a_cited_method_used_as_a_comparison_is_not_the_papers_own(tmp_path):
                "LayerCAM~\\cite{jiang} is used as a comparison; in it each activation is multiplied pointwise by "
                "its own gradient.\n")
     assert doc["checklist"]["weighting"]["status"] == "missing"
+
+
+def test_code_pinned_before_its_address_is_named_by_the_address(tmp_path):
+    doc = _doc(tmp_path, MODEL + "\\section{Grad-CAM}\nWe compute Grad-CAM on the last block.\n"
+               "Our code is released (commit 3fa9c2e): \\url{https://github.com/lab/tokencam}.\n")
+    assert doc["checklist"]["implementation"]["value"] == {"library": "github.com/lab/tokencam",
+                                                           "commit": "3fa9c2e"}
