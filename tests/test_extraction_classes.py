@@ -258,3 +258,143 @@ Summing across heads plays no role either, since no attention matrix is used.
     assert doc["uses_cam_on_transformer"] is True
     assert statuses(doc)["heads"] == "not_applicable"
     assert not [f for f in doc["findings"] if f["code"] == "CAM206"]
+
+
+# -- heldout4 classes: values described rather than named ------------------------------------------
+
+MODEL = "\\section{Model}\nThe classifier is a ViT-B/16 (vit_base_patch16_224.augreg_in21k) fine-tuned on our crops.\n"
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("method, sentence, value", [
+    ("LayerCAM", "Each activation is multiplied pointwise by its own gradient before the channel sum.",
+     "elementwise"),
+    ("LayerCAM", "As the method prescribes, every feature is weighted individually by the corresponding "
+     "gradient.", "elementwise"),
+    ("Score-CAM", "A channel's weight is the rise in the network's predicted probability when that "
+     "channel, upsampled, masks the input image.", "scorecam"),
+    ("Score-CAM", "I weight each channel by the gain in the model's softmax score that the masked image "
+     "obtains.", "scorecam"),
+    ("EigenCAM", "The map is the projection of the activations onto their first principal component.",
+     "eigen"),
+    ("EigenCAM", "We project the token features onto their dominant principal direction.", "eigen"),
+    ("LayerCAM", "The positive gradient at every spatial position scales the activation found there.",
+     "elementwise"),
+    ("LayerCAM", "Instead of pooling, the gradient map multiplies the feature map entry by entry.", "elementwise"),
+    ("Score-CAM", "Each channel, normalised to [0,1], masks the image and the resulting class score is its "
+     "weight.", "scorecam"),
+    ("Score-CAM", "Channel weights are the softmax probabilities of the masked copies of the image.", "scorecam"),
+])
+def test_a_weighting_described_in_words_is_reported(tmp_path, method, sentence, value):
+    doc = _doc(tmp_path, MODEL + f"\\section{{Saliency}}\nMaps are {method} maps of the last block of the "
+               "encoder.\n" + sentence + "\n")
+    entry = doc["checklist"]["weighting"]
+    assert entry["status"] == "reported", entry
+    assert entry["value"] == value
+
+
+@pytest.mark.parametrize("opening", [
+    "LayerCAM~\\cite{jiang} was chosen because it keeps fine detail.",
+    "HiResCAM \\cite{draelos} is used throughout, as it is faithful to the model.",
+])
+def test_a_cited_method_chosen_in_the_passive_is_the_papers_own(tmp_path, opening):
+    doc = _doc(tmp_path, MODEL + "\\section{Activation maps}\n" + opening + "\n"
+               "Following its definition, each activation is weighted elementwise by its own gradient.\n"
+               "We read the output of the last block.\n"
+               "\\begin{thebibliography}{9}\\bibitem{jiang} P. Jiang. LayerCAM.\\bibitem{draelos} R. Draelos. "
+               "HiResCAM.\\end{thebibliography}\n")
+    assert doc["checklist"]["weighting"]["value"] == "elementwise"
+    method = doc["checklist"]["method"]
+    assert method["evidence"][0]["line"] == 6, method      # the opening sentence states the method
+
+
+def test_a_cited_author_still_speaks_for_their_own_settings(tmp_path):
+    doc = _doc(tmp_path, MODEL + "\\section{Activation maps}\nWe compute Grad-CAM on the last block.\n"
+               "Chefer~\\cite{chefer} weights maps so that each activation is multiplied pointwise by its own "
+               "gradient.\n")
+    assert doc["checklist"]["weighting"]["status"] == "missing"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Negative contributions are removed by a ReLU applied to this product, head by head.",
+    "A rectifier acting on each product clears the negative entries before the heads are averaged.",
+    "We then take the ReLU of the element-wise product, one head at a time.",
+    "The product of each head's attention and its gradient is rectified before the heads are averaged.",
+    "Negative entries of every gradient-attention product are clamped at zero.",
+])
+def test_a_relu_said_to_act_on_the_product_is_reported(tmp_path, sentence):
+    # (not "on_gradients": "the product of attention and its gradient is rectified")
+    doc = _doc(tmp_path, MODEL + "\\section{Gradient-weighted attention}\n"
+               "We multiply the attention matrix of the last block element by element with its gradient.\n"
+               + sentence + "\n")
+    entry = doc["checklist"]["relu"]
+    assert entry["status"] == "reported", entry
+    assert entry["value"] == "on_products"
+
+
+@pytest.mark.parametrize("sentence", [
+    "We explain the official DINOv2 ViT-S/14, kept frozen, with a linear probe on top.",
+    "The backbone is the publicly released OpenAI CLIP ViT-B/16, used without any fine-tuning.",
+    "Features come from the torch.hub entry dinov2_vitl14_reg, which we do not train.",
+    "I rely on the image tower of ViT-L/14@336px exactly as distributed.",
+    "The model is the released SatMAE checkpoint for multispectral imagery.",
+])
+def test_a_named_official_release_is_a_reported_model(tmp_path, sentence):
+    doc = _doc(tmp_path, "\\section{Model}\n" + sentence + "\n\\section{Grad-CAM}\n"
+               "We compute Grad-CAM on the last block of the transformer.\n")
+    entry = doc["checklist"]["model"]
+    assert entry["status"] == "reported", entry
+
+
+@pytest.mark.parametrize("sentence", [
+    "We fine-tune a ViT-B/16 pretrained on ImageNet, released as part of this work.",
+    "Our encoder is an MAE pretrained on our own scans.",
+])
+def test_an_architecture_with_generic_pretraining_stays_partial(tmp_path, sentence):
+    doc = _doc(tmp_path, "\\section{Model}\n" + sentence + "\n\\section{Grad-CAM}\nWe compute Grad-CAM on "
+               "the last block of the transformer.\n")
+    assert doc["checklist"]["model"]["status"] == "partial"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Maps are computed from the token representations of the final (twelfth) transformer block.",
+    "We use token features from one of the late blocks, chosen on the validation split.",
+    "Grad-CAM reads the patch embeddings at the deepest encoder layer.",
+    "We take patch features at the twelfth block.",
+])
+def test_token_features_of_a_block_with_no_place_inside_it_are_a_partial_location(tmp_path, sentence):
+    doc = _doc(tmp_path, MODEL + "\\section{Grad-CAM}\nWe compute Grad-CAM for the predicted class.\n"
+               + sentence + "\n")
+    entry = doc["checklist"]["location"]
+    assert entry["status"] == "partial", entry
+
+
+@pytest.mark.parametrize("sentence, status", [
+    ("Code (tag v1.4.0): \\url{https://github.com/someone/heatvit}.", "reported"),
+    ("Our scripts are public (release v2.0, https://gitlab.com/lab/vitmaps).", "reported"),
+    ("All of this was done with my own Python scripts, which I share with anyone who asks.", "partial"),
+    ("The maps come from an in-house extension of PySlowFast that is not public.", "partial"),
+    ("We wrote a bespoke fork of the timm hooks for this study.", "partial"),
+    ("I implemented the maps myself in a few hundred lines of PyTorch, not yet public.", "partial"),
+])
+def test_own_code_is_reported_when_pinned_and_partial_when_unreleased(tmp_path, sentence, status):
+    doc = _doc(tmp_path, MODEL + "\\section{Grad-CAM}\nWe compute Grad-CAM on the last block.\n"
+               + sentence + "\n")
+    entry = doc["checklist"]["implementation"]
+    assert entry["status"] == status, entry
+
+
+def test_a_cited_method_used_as_a_comparison_is_not_the_papers_own(tmp_path):
+    doc = _doc(tmp_path, MODEL + "\\section{Activation maps}\nWe compute Grad-CAM on the last block.\n"
+               "LayerCAM~\\cite{jiang} is used as a comparison; in it each activation is multiplied pointwise by "
+               "its own gradient.\n")
+    assert doc["checklist"]["weighting"]["status"] == "missing"
+
+
+def test_code_pinned_before_its_address_is_named_by_the_address(tmp_path):
+    doc = _doc(tmp_path, MODEL + "\\section{Grad-CAM}\nWe compute Grad-CAM on the last block.\n"
+               "Our code is released (commit 3fa9c2e): \\url{https://github.com/lab/tokencam}.\n")
+    assert doc["checklist"]["implementation"]["value"] == {"library": "github.com/lab/tokencam",
+                                                           "commit": "3fa9c2e"}

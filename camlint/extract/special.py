@@ -113,7 +113,9 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
                 ref = m.groupdict().get("ref")
                 # "github.com/x/y (tag v1.2.0)": a revision named right after the address
                 pinned = {"commit": ref} if ref else _version_near(s.low, m.end(), imp["version"][1:])
-                found.append((_mention("implementation", "library", s.text[m.start():m.end()], s, m,
+                # "Code (tag v0.2.1): github.com/x/y": the address names the code, the tag before it
+                span = m.span("address") if m.groupdict().get("address") else m.span()
+                found.append((_mention("implementation", "library", s.text[span[0]:span[1]], s, m,
                                        2 if pinned else 1), pinned))
         if scope.in_scope(s):
             for m in imp["own_code"].finditer(s.low):
