@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from camlint.extract.vocab import Vocabulary, _Unless
+from camlint.extract.vocab import Vocabulary
 from camlint.inputs.latex.units import Sentence
 
 MAX_ALIASES = 20     # a paper names a handful of models; more is noise (and patterns stay small)
@@ -54,5 +54,5 @@ def with_aliases(vocab: Vocabulary, sentences: list[Sentence]) -> Vocabulary:
     transformer, cnn = names("transformer"), names("cnn")
     return dataclasses.replace(
         vocab,
-        transformer=re.compile(f"{vocab.transformer.pattern}|{transformer}") if transformer else vocab.transformer,
-        cnn=_Unless(re.compile(f"{vocab.cnn.rx.pattern}|{cnn}"), vocab.cnn.unless) if cnn else vocab.cnn)
+        transformer=vocab.transformer.extended(transformer) if transformer else vocab.transformer,
+        cnn=vocab.cnn.extended(cnn) if cnn else vocab.cnn)

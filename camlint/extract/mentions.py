@@ -176,9 +176,11 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
                 if vocab.phrases["moot"].search(clause_after(text, m.end())):
                     continue   # "... so the question of averaging over heads does not arise"
                 # "the class token, so we do not discard it": for an entry that knows its negated
-                # reading, a cue in the match's last clause negates as one before it does
+                # reading, a cue in the match's last clause negates as one before it does (unless
+                # the pattern says the negation itself: "... does not enter the map")
                 if negated(vocab, text, m.start()) or (
-                        entry.negated and vocab.negation.search(clause_before(m.group(0), m.end() - m.start(), 200))):
+                        entry.negated and not vocab.negation.search(rx.pattern)
+                        and vocab.negation.search(clause_before(m.group(0), m.end() - m.start(), 200))):
                     if entry.negated in (None, "skip"):
                         continue
                     value = entry.negated

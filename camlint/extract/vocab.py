@@ -169,3 +169,7 @@ class _Unless:
 
     def finditer(self, text: str):
         return self.rx.finditer(self._masked(text))
+
+    def extended(self, alternatives: str) -> "_Unless":
+        """The same pattern with more alternatives (a paper's aliases for its models)."""
+        return _Unless(re.compile(f"{self.rx.pattern}|{alternatives}"), self.unless)
