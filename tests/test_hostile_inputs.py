@@ -156,7 +156,10 @@ def _bench():
 def test_each_hostile_pattern_costs_about_as_much_as_plain_prose():
     """At 96 KB the quadratic scans of issue 10 cost 10x-1000x plain prose; linear ones about 1x."""
     bench = _bench()
-    per_mb = bench.measure(96 * 1024)
+    # a run-on sentence of method and model names is content, not markup: every word is extracted
+    # (its bounded multiple is tests/test_attack_hostile.py's); the markup patterns cost about prose
+    scans = [name for name in bench.PATTERNS if not name.startswith("run-on")]
+    per_mb = bench.measure(96 * 1024, scans)
     ratios = {name: t / per_mb["plain prose"] for name, t in per_mb.items()}
     assert all(r < 8 for r in ratios.values()), ratios
 
