@@ -315,3 +315,36 @@ Our classifier is a BEiT-B fine-tuned on pollen micrographs.
 LayerCAM~\cite{layercam} is computed at the output of its last block for every test image.
 """)
     assert doc["uses_cam_on_transformer"] is True
+
+
+def test_a_package_named_after_the_method_explains_no_transformer(tmp_path):
+    # the CNN baseline's library ("pytorch-grad-cam") is not Grad-CAM applied to the transformer,
+    # and the summary's comparison of the two explainers binds nothing either
+    doc = _doc(tmp_path, r"""\section{Method}
+Our classifier is a DeiT-S fine-tuned on the sorting-line images.
+The transformer is explained by attention rollout averaged over heads.
+For the EfficientNet-B0 baseline we compute Grad-CAM on its last stage
+(with the pytorch-grad-cam package, version 1.5.0).
+\section{Conclusion}
+Rollout and Grad-CAM are not directly comparable, yet both show that the transformer
+looks at the label region.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_a_method_said_not_to_be_computed_is_not_applied(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Method}
+We fine-tune a ViT-S/16 on the leaf scans.
+Maps come from occlusion with a 16-pixel grey square; Grad-CAM was not computed.
+We did not use class activation maps for the transformer at all.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_gradcam_named_in_the_conclusion_still_counts_when_it_is_the_only_mention(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Method}
+We fine-tune a ViT-B/16 on the crops and explain it at the last block's norm1.
+\section{Conclusion}
+Our Grad-CAM maps of the ViT-B/16 follow the annotated lesions closely.
+""")
+    assert doc["uses_cam_on_transformer"] is True

@@ -164,6 +164,7 @@ def _appendix_pointed_to(doc: DocumentText, sentences: list[Sentence], scope: Sc
 
 
 OWN_ROLES = frozenset({"method", "appendix", "experiments", "other"})
+SUMMARY_ROLES = frozenset({"abstract", "conclusion"})   # they restate what the own sections did
 
 
 def families(sections) -> dict[int, int]:
@@ -236,6 +237,10 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     applied = list(applied_mentions(sentences, vocab, method_names, attribution))
     if _is_review(sentences, vocab):     # a review catalogues others' maps; its own use says "we"
         applied = [(s, m) for s, m in applied if vocab.phrases["first_person"].search(s.low)]
+    if any(s.section.role in OWN_ROLES for s, _ in applied):
+        # where the paper's own sections say to what the method is applied, a summary's words
+        # ("Rollout and Grad-CAM are not directly comparable, but the transformer ...") do not
+        applied = [(s, m) for s, m in applied if s.section.role not in SUMMARY_ROLES]
     if not applied or not own_transformer:
         return False
     subjects = section_subjects(sentences, vocab, {s.section.index for s, _ in applied})
