@@ -398,3 +398,55 @@ def test_code_pinned_before_its_address_is_named_by_the_address(tmp_path):
                "Our code is released (commit 3fa9c2e): \\url{https://github.com/lab/tokencam}.\n")
     assert doc["checklist"]["implementation"]["value"] == {"library": "github.com/lab/tokencam",
                                                            "commit": "3fa9c2e"}
+
+
+# -- heldout5 classes: values in words, new voices ---------------------------------------------------
+
+def _cl(doc: dict, key: str) -> dict:
+    return doc["checklist"][key]
+
+
+def test_a_timm_name_with_the_timm_version_and_a_labs_release_name_the_weights(tmp_path):
+    for model, weights in [
+            ("(\\texttt{vit\\_small\\_patch16\\_224} as distributed with timm 0.9.16)", "timm 0.9.16"),
+            ("(\\texttt{beitv2\\_base\\_patch16\\_224}, the default weights of timm v1.0.3)", "timm v1.0.3"),
+            ("Meta DINOv2 ViT-B/14 with no further training", "DINOv2 ViT-B/14")]:
+        doc = _doc(tmp_path, rf"""\section{{Method}}
+The backbone is a vision transformer {model}, fine-tuned on the parcels.
+Grad-CAM is computed at the last block's norm1 for the predicted logit.
+""")
+        assert _cl(doc, "model")["status"] == "reported", (model, _cl(doc, "model"))
+        assert weights in _cl(doc, "model")["value"]["weights"]
+
+
+def test_percentile_clipping_and_a_maximum_rescale_are_reported_postprocessing(tmp_path):
+    for sentence, norm in [
+            ("Each map is clamped to its 2nd and 98th percentiles and upsampled bilinearly to $224\\times224$.",
+             "percentile"),
+            ("Values of each map under the 10th percentile are set to zero; the map is then upsampled bicubically to the crop size.",
+             "percentile"),
+            ("The map is rescaled to [0,1] by its maximum and resized with bilinear interpolation to the input.",
+             "max")]:
+        doc = _doc(tmp_path, rf"""\section{{Saliency}}
+We compute Grad-CAM for the ViT-B/16 at the last block.
+{sentence}
+""")
+        assert _cl(doc, "postprocess")["status"] == "reported", (sentence, _cl(doc, "postprocess"))
+        assert _cl(doc, "postprocess")["value"]["normalize"] == norm
+
+
+def test_a_video_map_called_a_volume_is_post_processed(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Saliency}
+We compute Grad-CAM for the TimeSformer-B at its last block, one map per tubelet.
+Each volume is divided by its maximum and upsampled trilinearly to $8\times224\times224$.
+""")
+    assert _cl(doc, "postprocess")["status"] == "reported", _cl(doc, "postprocess")
+
+
+def test_the_last_of_a_named_models_blocks_and_a_long_grid_named_after_its_sides(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Saliency}
+For the AST we compute Grad-CAM on the output of the last of AST-S's twelve blocks.
+The class token is dropped and the 600 patch tokens are placed on the $6\times100$ frequency-by-time grid.
+""")
+    assert _cl(doc, "layer")["value"] == {"block": -1}, _cl(doc, "layer")
+    assert _cl(doc, "reshape")["value"]["grid"] == [6, 100], _cl(doc, "reshape")
