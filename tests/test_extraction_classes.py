@@ -450,3 +450,29 @@ The class token is dropped and the 600 patch tokens are placed on the $6\times10
 """)
     assert _cl(doc, "layer")["value"] == {"block": -1}, _cl(doc, "layer")
     assert _cl(doc, "reshape")["value"]["grid"] == [6, 100], _cl(doc, "reshape")
+
+
+def test_a_repository_pinned_to_a_commit_names_the_code(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Saliency}
+We compute Grad-CAM for the ViT-B/16 at the last block.
+The maps come from our fork of the GeoSeg codebase at commit 9f2c41e, with no other change.
+""")
+    assert _cl(doc, "implementation")["status"] == "reported", _cl(doc, "implementation")
+    assert _cl(doc, "implementation")["value"]["commit"] == "9f2c41e"
+
+
+def test_a_normalised_activation_inside_the_weighting_is_not_map_normalisation(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Saliency}
+We compute XGrad-CAM maps for the DeiT-S at the last block: each gradient is weighted by the
+normalised activation of its channel.
+""")
+    assert _cl(doc, "postprocess")["status"] == "missing", _cl(doc, "postprocess")
+
+
+def test_a_class_given_as_the_argmax_is_the_predicted_class_and_only_upsampled_is_no_normalisation(tmp_path):
+    doc = _doc(tmp_path, r"""\section{Saliency}
+We compute Grad-CAM for the ViT-S/16 at the last block. The target is the logit of class $c = \arg\max f(x)$.
+The resulting map is only upsampled, bilinearly, to the input size.
+""")
+    assert _cl(doc, "target")["value"].get("class") == "predicted", _cl(doc, "target")
+    assert _cl(doc, "postprocess")["value"].get("normalize") == "none", _cl(doc, "postprocess")

@@ -92,8 +92,8 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         r, c = int(g["r"]), int(g.get("c") or g["r"])     # "a square grid, 16 cells a side"
         if not (2 <= r <= 256 and 2 <= c <= 256):
             return None
-        after = m.string[m.start():m.end() + 40]     # "12 x 101 frequency-by-time grid"
-        if max(r, c) > 64 and not re.search(r"grid|layout|\brows?\b|\bcolumns?\b", after, re.I):
+        named = re.match(r"\s*(?:[\w-]+\s+){0,2}?(?:grid|layout|lattice)\b", m.string[m.end():m.end() + 40])
+        if max(r, c) > 64 and not named and not re.search(r"grid|layout|\brows?\b|\bcolumns?\b", m.group(0), re.I):
             return None   # 224 x 224 is an image size; a long side is a grid only when called one
         return [r, c], {}
     if kind == "square_count":   # "the 196 tokens are reshaped into a square grid": 14 x 14
