@@ -26,7 +26,8 @@ _ABOUT_MAPS = re.compile(r"\b(?:maps?|(?:grad-?)?cam\w*|hook\w*|gradients?|salie
                          r"|target[_ ]layers?|activations?|taken|extracted|computed)\b")
 _AVOIDED = re.compile(r"\b(?:avoid\w*|skip\w*|ignor\w*|not)\b")
 _BLOCK_WORD = re.compile(r"block|layer|encoder|depth|last|final|penultimate")
-_OF_DEPTH = re.compile(r"^\s*(?:\(?\s*)?(?:of|out of)\s+(\d+)\b")
+# "block 11 of 12", "block 12 (the last of 12)": the words right after a counted block
+_OF_DEPTH = re.compile(r"^\s*,?\s*\(?\s*(?:i\.?e\.?,?\s+)?(?:the\s+)?(?:(last|final)\s+)?(?:of|out of)\s+(\d+)\b")
 
 
 def _set_aside(low: str, start: int) -> bool:
@@ -48,9 +49,11 @@ def _one_based(a, s) -> bool:
                                          if a.prose.scope.in_scope(t))
 
 
-def _candidates(a, m, depth: int) -> frozenset[int] | None:
-    """The 0-based block indices one layer mention can mean (a count from one is ambiguous
-    unless the paper says how it counts, or the index is out of range one way)."""
+def readings(a, m, depth: int) -> frozenset[int] | None:
+    """The 0-based block indices one layer mention can mean. A count ("block 11", "block 11 of
+    12") is read both from zero and from one (the taxonomy's "index 11 of 12" is the last block,
+    a count from one makes it the penultimate), unless the paper says it counts from one, an
+    index is out of range one way, or the words after it say it is the last ("(last of 12)")."""
     v = m.value
     if isinstance(v, int) and not isinstance(v, bool):
         return frozenset({v + depth if v < 0 else v}) if -depth <= v < depth else None
@@ -61,10 +64,25 @@ def _candidates(a, m, depth: int) -> frozenset[int] | None:
         return frozenset({n + depth})
     if not m.data.get("counted"):
         return frozenset({n}) if n < depth else None
-    after = _OF_DEPTH.match(m.sentence.low[m.end:])
-    if (after and int(after.group(1)) == depth) or _one_based(a, m.sentence):
+    if _one_based(a, m.sentence):
         return frozenset({n - 1}) if 0 < n <= depth else None
-    return frozenset(b for b in (n, n - 1) if 0 <= b < depth) or None
+    both = frozenset(b for b in (n, n - 1) if 0 <= b < depth)
+    after = _OF_DEPTH.match(m.sentence.low[m.end:])
+    if after and after.group(1) and int(after.group(2)) == depth and depth - 1 in both:
+        return frozenset({depth - 1})
+    return both or None
+
+
+def count_pinned(a, m, depth: int) -> bool:
+    """A counted block whose own words say how it counts: "block 12 of 12", "block 12 (last of
+    twelve)", "the last block, block 12", or a paper that says it counts from one."""
+    after = _OF_DEPTH.match(m.sentence.low[m.end:])
+    if (after and int(after.group(2)) == depth) or _one_based(a, m.sentence):
+        return True
+    n = m.value.get("block") if isinstance(m.value, dict) else None
+    others = [readings(a, o, depth) for o in a.prose.mentions.get("layer", [])
+              if o.sentence is m.sentence and o is not m and not o.data.get("counted")]
+    return isinstance(n, int) and any(r and n - 1 in r for r in others)
 
 
 def _sentence_layers(a, depth: int):
@@ -85,7 +103,7 @@ def _sentence_layers(a, depth: int):
             continue
         by_sentence.setdefault(id(s), []).append(m)
     for ms in by_sentence.values():
-        sets = [c for c in (_candidates(a, m, depth) for m in ms) if c is not None]
+        sets = [c for c in (readings(a, m, depth) for m in ms) if c is not None]
         if sets:
             both = frozenset.intersection(*sets)
             if both:                                 # a sentence at odds with itself states nothing

@@ -118,10 +118,21 @@ def check_block_beyond_depth(a):
             yield Hit(f"stage {layer['stage']} does not exist: {info.name} has {n} stages", file, line, col)
         return
     for b in F.blocks(layer, info.depth) or []:
-        if not 0 <= b < info.depth:
+        if not 0 <= b < info.depth and not _counted_from_one(a, b, info.depth):
             yield Hit(f"block {b} does not exist: {info.name} has {info.depth} blocks (0..{info.depth - 1}, "
                       f"or -1 for the last)", file, line, col)
             return
+
+
+def _counted_from_one(a, b: int, depth: int) -> bool:
+    """"block 12 of 12", "block 12 (last of twelve)": the text's own words say the count starts
+    at one, so block `depth` is the last one, not one past it."""
+    if a.prose is None or b != depth or a.prose.values.get("layer") != a.values.get("layer"):
+        return False                                 # a camspec's index is code: counted from zero
+    from camlint.rules.conflicts import count_pinned
+
+    return any(m.data.get("counted") and F.blocks(m.value, depth) == [b] and count_pinned(a, m, depth)
+               for m in a.prose.mentions.get("layer", []))
 
 
 BLOCK_BEYOND_DEPTH = Rule(
@@ -203,6 +214,20 @@ HEADS_FOR_NON_ATTENTION = Rule(
 )
 
 
+# "the post-softmax attention probabilities", "pre-softmax attention scores", "probabilities of
+# the attention": the softmax of the attention (a location, F2), not the differentiated score
+_ATTENTION_BEFORE = re.compile(r"\b(?:self-|cross-)?attention(?:[- ](?:matri(?:x|ces)|maps?|heads?))?"
+                               r"(?:\s+[\w-]+)?\s*$")
+_ATTENTION_AFTER = re.compile(r"^\s*(?:[\w-]+\s+){0,1}(?:of (?:the |each |every )?(?:[\w-]+ )?)?"
+                              r"(?:self-|cross-)?attention\b")
+
+
+def _of_attention(m) -> bool:
+    low = m.sentence.low
+    return bool(_ATTENTION_BEFORE.search(low[max(0, m.start - 40):m.start])
+                or _ATTENTION_AFTER.match(low[m.end:m.end + 40]))
+
+
 def _prose_target(a, slot: str):
     """Target mentions, one statement per sentence: a sentence that names two kinds contrasts
     them ("the logit, not the probability"), one that names two classes is an apposition; kinds
@@ -212,7 +237,8 @@ def _prose_target(a, slot: str):
     from camlint.extract.vocab import vocabulary
 
     cue = vocabulary().target_statement
-    found = [m for m in a.prose.mentions.get("target", []) if m.slot == slot and not m.vague]
+    found = [m for m in a.prose.mentions.get("target", []) if m.slot == slot and not m.vague
+             and not (slot == "kind" and _of_attention(m))]
     per_sentence: dict[int, set] = {}
     for m in found:
         per_sentence.setdefault(id(m.sentence), set()).add(m.value)

@@ -1,0 +1,69 @@
+"""Consistency findings (CAM2xx) on classes of writing from unseen manuscripts (issue 12): a
+finding only where the statements cannot both hold, whatever way the author counts or words them."""
+from __future__ import annotations
+
+from conftest import doc_of, write_project
+
+PREAMBLE = "\\documentclass{article}\n\\begin{document}\n"
+
+
+def _codes(tmp_path, body: str) -> set[str]:
+    doc = doc_of(write_project(tmp_path, {"main.tex": PREAMBLE + body + "\n\\end{document}\n"}))
+    return {f["code"] for f in doc["findings"] if f["code"].startswith("CAM2")}
+
+
+def test_block_k_of_n_read_from_zero_agrees_with_the_last_block(tmp_path):
+    # "layer 23 of 24" is the last layer counted from zero (the taxonomy's "index 11 of 12"):
+    # one reading agrees with "the final layer", so the two statements do not conflict
+    codes = _codes(tmp_path, r"""\section{Relevance maps}
+Our classifier is a ViT-L/16 from timm (\texttt{vit\_large\_patch16\_224}) tuned on pollen slides.
+Grad-CAM maps are computed on the activations of the final encoder layer of the ViT-L/16.
+\begin{tabular}{ll}
+Hooked layer & layer 23 of 24 \\
+\end{tabular}
+""")
+    assert "CAM211" not in codes
+
+
+def test_block_k_of_n_conflicts_only_when_both_readings_do(tmp_path):
+    # "layer 20 of 24" is index 20 or 19 — neither is the final layer (index 23)
+    codes = _codes(tmp_path, r"""\section{Relevance maps}
+Our classifier is a ViT-L/16 from timm (\texttt{vit\_large\_patch16\_224}) tuned on pollen slides.
+Grad-CAM maps are computed on the activations of the final encoder layer of the ViT-L/16.
+\begin{tabular}{ll}
+Hooked layer & layer 20 of 24 \\
+\end{tabular}
+""")
+    assert "CAM211" in codes
+
+
+def test_a_count_that_names_itself_the_last_is_not_beyond_the_depth(tmp_path):
+    # "layer 24 (the last of twenty-four)" counts from one; a bare "layer 25" does not exist either way
+    good = _codes(tmp_path, r"""\section{Relevance maps}
+We explain a ViT-L/16 (\texttt{vit\_large\_patch16\_224}) fine-tuned on pollen slides.
+The Grad-CAM hook reads the residual output of layer 24 (the last of twenty-four) of the encoder.
+""")
+    assert "CAM203" not in good
+    bad = _codes(tmp_path / "bad", r"""\section{Relevance maps}
+We explain a ViT-L/16 (\texttt{vit\_large\_patch16\_224}) fine-tuned on pollen slides.
+The Grad-CAM hook reads the residual output of layer 25 of the encoder.
+""")
+    assert "CAM203" in bad
+
+
+def test_softmax_attention_weights_are_the_location_not_the_target(tmp_path):
+    # the explained score is a retrieval similarity; "softmax-normalised attention probabilities"
+    # describe the matrix the gradient is taken at, not a second kind of target
+    codes = _codes(tmp_path, r"""\section{Relevance maps}
+We explain an OpenCLIP ViT-B/16 (\texttt{laion2b\_s34b\_b88k}) used for sketch retrieval.
+The differentiated score is the cosine similarity between the sketch and photo embeddings.
+We take $\partial s/\partial P$, where $P$ are the post-softmax attention probabilities of the last
+block, multiply it with $P$ elementwise, clamp at zero and average over the twelve heads.
+""")
+    assert "CAM208" not in codes
+    bad = _codes(tmp_path / "bad", r"""\section{Relevance maps}
+We explain an OpenCLIP ViT-B/16 (\texttt{laion2b\_s34b\_b88k}) used for sketch retrieval.
+The differentiated score is the cosine similarity between the sketch and photo embeddings.
+For the figures, the gradient of the softmax probability of the matching photo is used instead.
+""")
+    assert "CAM208" in bad
