@@ -67,3 +67,50 @@ The differentiated score is the cosine similarity between the sketch and photo e
 For the figures, the gradient of the softmax probability of the matching photo is used instead.
 """)
     assert "CAM208" in bad
+
+
+HYBRID_MODEL = r"""\section{Network}
+Defects are classified by a hybrid R50+ViT-B/16 (\texttt{vit\_base\_r50\_s16\_224} from timm,
+ImageNet-21k weights), fine-tuned on our wafer images at $224\times224$.
+"""
+
+
+def test_a_map_at_the_convolutional_stem_of_a_hybrid_needs_no_tokens_reshape_or_location(tmp_path):
+    doc = doc_of(write_project(tmp_path, {"main.tex": PREAMBLE + HYBRID_MODEL + r"""
+\section{Saliency}
+Grad-CAM is computed on the last stage of the ResNet-50 stem of the hybrid, before tokenisation.
+We differentiate the logit of the predicted defect class, average the gradients per channel and
+apply a ReLU after the weighted sum; maps are min-max scaled and bilinearly upsampled.
+\end{document}
+"""}))
+    assert doc["uses_cam_on_transformer"] is True
+    status = {k: v["status"] for k, v in doc["checklist"].items()}
+    assert {status[k] for k in ("tokens", "reshape", "location", "heads")} == {"not_applicable"}, status
+
+
+def test_a_map_at_a_transformer_block_of_the_same_hybrid_still_needs_them(tmp_path):
+    doc = doc_of(write_project(tmp_path, {"main.tex": PREAMBLE + HYBRID_MODEL + r"""
+\section{Saliency}
+Grad-CAM is computed on the last transformer block of the hybrid.
+We differentiate the logit of the predicted defect class, average the gradients per channel and
+apply a ReLU after the weighted sum; maps are min-max scaled and bilinearly upsampled.
+\end{document}
+"""}))
+    status = {k: v["status"] for k, v in doc["checklist"].items()}
+    assert status["tokens"] == "missing" and status["reshape"] == "missing", status
+
+
+def _implementation(tmp_path, sentence: str) -> dict:
+    doc = doc_of(write_project(tmp_path, {"main.tex": PREAMBLE + r"""\section{Explanations}
+We explain a DeiT-S (\texttt{deit\_small\_patch16\_224}) with Grad-CAM at its last block.
+""" + sentence + "\n\\end{document}\n"}))
+    return doc["checklist"]["implementation"]
+
+
+def test_an_archive_of_weights_or_data_is_not_the_implementation(tmp_path):
+    weights = _implementation(tmp_path, "The fine-tuned weights and the test split are archived on "
+                                        "Zenodo (doi:10.5281/zenodo.998877).")
+    assert weights["status"] == "missing", weights
+    code = _implementation(tmp_path / "code", "The scripts and the fine-tuned weights are archived on "
+                                              "figshare (doi:10.6084/m9.figshare.998877).")
+    assert code["status"] != "missing", code

@@ -41,12 +41,16 @@ def status_of(key: str, value: object) -> Status:
     return REPORTED if all(item.filled(value)) else PARTIAL
 
 
-def statuses(values: dict[str, object], *, prefix_tokens: bool | None = None) -> dict[str, Status]:
+def statuses(values: dict[str, object], *, prefix_tokens: bool | None = None,
+             spatial_map: bool = False) -> dict[str, Status]:
     """Statuses of every registered key, with the rules that tie keys together.
 
     - heads applies only when the location is an attention matrix (F2, cross-attention);
     - target does not apply to a class-agnostic method (EigenCAM, plain rollout) that states none;
-    - tokens does not apply to a model without prefix tokens (Swin) that states nothing about them.
+    - tokens does not apply to a model without prefix tokens (Swin) that states nothing about them;
+    - `spatial_map`: the map is taken at a convolutional stage of a hybrid (its ResNet stem, a
+      CoAtNet conv stage), a natively spatial map: no tokens, no reshape, no place inside a
+      transformer block (and no heads), unless the paper says something about them.
     """
     out = {k: status_of(k, values.get(k)) for k in items.names()}
     if location_point(values.get("location")) not in vocab.ATTENTION_LOCATIONS:
@@ -55,4 +59,7 @@ def statuses(values: dict[str, object], *, prefix_tokens: bool | None = None) ->
         out["target"] = NOT_APPLICABLE
     if prefix_tokens is False and out["tokens"] == MISSING:
         out["tokens"] = NOT_APPLICABLE
+    for key in ("tokens", "reshape", "location") if spatial_map else ():
+        if out[key] == MISSING:
+            out[key] = NOT_APPLICABLE
     return out

@@ -17,6 +17,7 @@ from camlint.extract.anchor import anchor
 from camlint.extract.attribution import Attribution
 from camlint.extract.aliases import with_aliases
 from camlint.extract.columns import own_columns
+from camlint.extract.hybrid import maps_at_conv_stage
 from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
 from camlint.extract.vocab import vocabulary
@@ -46,6 +47,7 @@ class Extraction:
     input_size: int | None = None                         # network input side in pixels, if stated
     presets: list = field(default_factory=list)           # (Preset, Evidence) the text says it follows
     model_names: list = field(default_factory=list)       # transformers the paper's own sections name
+    conv_stage: bool = False                              # maps taken at a conv part of a hybrid
 
 
 class Relevance(Protocol):
@@ -236,6 +238,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     result.presets = _presets_followed(in_scope, result.bibliography)
     result.model_names = [m.group(0) for s in sentences if scope.role_ok(s) and s.section.role != "introduction"
                           and scope.attribution.own(s) for m in vocab.transformer.finditer(s.low)]
+    result.conv_stage = result.uses_cam and maps_at_conv_stage(result, vocab, cam_rx)
     return result
 
 

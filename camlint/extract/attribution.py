@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from camlint.extract.hybrid import part_of_hybrid
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
 from camlint.inputs.latex.units import Sentence
@@ -47,7 +48,7 @@ class Attribution:
         transformer = bool(v.transformer.search(text))
         own_text = v.phrases["contrast_aside"].sub(" ", text)   # what an aside sets apart is not the subject
         if not transformer:
-            if v.cnn.search(own_text) or v.baseline_reference.search(own_text) or self._continues_cnn(s):
+            if self._names_cnn(own_text) or v.baseline_reference.search(own_text) or self._continues_cnn(s):
                 return CNN
             if s.section.title and v.cnn_section.search(low(s.section.title)):
                 return CNN
@@ -58,6 +59,11 @@ class Attribution:
         if s.section.role == "experiments" and v.evaluation.match(text):
             return EVALUATION
         return OWN
+
+    def _names_cnn(self, text: str) -> bool:
+        """A CNN that is not a part of the paper's hybrid ("the ResNet-50 stem of the hybrid")."""
+        return any(not part_of_hybrid(text, m.start(), m.end(), self.vocab.transformer)
+                   for m in self.vocab.cnn.finditer(text))
 
     def _continues_cnn(self, s: Sentence) -> bool:
         """"A ResNet-50 is explained at layer4. Its gradients are averaged ...": a sentence that

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution, planned
+from camlint.extract.hybrid import part_of_hybrid
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
 from camlint.inputs.latex.units import DocumentText, Sentence
@@ -326,6 +327,8 @@ def bound_model(s: Sentence, start: int, end: int, vocab: Vocabulary, section_su
         return TRANSFORMER
     ranked = []
     for k, a, b in names:
+        if k == CNN_MODEL and part_of_hybrid(s.low, a, b, vocab.transformer):
+            k = TRANSFORMER                         # "the ResNet-50 stem of the hybrid": the transformer
         between = s.low[b:start] if b <= start else s.low[end:a]
         crosses = bool(vocab.phrases["clause_break"].search(between))
         ranked.append((crosses, len(between), b > start, k))   # ties go to the model named before

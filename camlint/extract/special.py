@@ -110,6 +110,8 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
                 found.append((_mention("implementation", "library", name, s, m, 2 if version else 1), version))
         for rx in imp["release"]:
             for m in rx.finditer(s.low):
+                if _deposit_without_code(s.low, m):
+                    continue
                 ref = m.groupdict().get("ref")
                 # "github.com/x/y (tag v1.2.0)": a revision named right after the address
                 pinned = {"commit": ref} if ref else _version_near(s.low, m.end(), imp["version"][1:])
@@ -132,6 +134,23 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
     if own:
         return {"text": " ".join(own[0].text.split()) + " (code not released)"}, evidence_of(own, own[0])
     return None, []
+
+
+# A data archive (Zenodo, figshare, OSF, Dryad) holds code only where the clause says so: "the
+# weights are deposited on Zenodo" releases weights, "code and weights are on Zenodo" the code.
+_ARCHIVE = re.compile(r"zenodo|figshare|\bosf\b|osf\.io|dryad")
+_CODE_WORDS = re.compile(r"\b(?:code|codes|codebase|implementation|scripts?|software|source|notebooks?|"
+                         r"pipeline|package|library)\b")
+_DEPOSIT_ONLY = re.compile(r"\b(?:weights?|checkpoints?|parameters|model files?|data|datasets?|images|"
+                           r"annotations?|labels|masks|(?:heat-?|saliency |attribution )?maps|predictions|splits)\b")
+
+
+def _deposit_without_code(text: str, m: re.Match) -> bool:
+    if not _ARCHIVE.search(m.group(0)):
+        return False
+    start, end = text.rfind(";", 0, m.start()) + 1, text.find(";", m.end())
+    clause = text[start:end if end >= 0 else len(text)]
+    return bool(_DEPOSIT_ONLY.search(clause)) and not _CODE_WORDS.search(clause)
 
 
 def _version_near(text: str, end: int, patterns) -> dict | None:

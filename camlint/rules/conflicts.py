@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from camlint.rules import consistency
+from camlint.rules.counting import readings
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 
@@ -26,8 +27,6 @@ _ABOUT_MAPS = re.compile(r"\b(?:maps?|(?:grad-?)?cam\w*|hook\w*|gradients?|salie
                          r"|target[_ ]layers?|activations?|taken|extracted|computed)\b")
 _AVOIDED = re.compile(r"\b(?:avoid\w*|skip\w*|ignor\w*|not)\b")
 _BLOCK_WORD = re.compile(r"block|layer|encoder|depth|last|final|penultimate")
-# "block 11 of 12", "block 12 (the last of 12)": the words right after a counted block
-_OF_DEPTH = re.compile(r"^\s*,?\s*\(?\s*(?:i\.?e\.?,?\s+)?(?:the\s+)?(?:(last|final)\s+)?(?:of|out of)\s+(\d+)\b")
 
 
 def _set_aside(low: str, start: int) -> bool:
@@ -39,50 +38,6 @@ def _set_aside(low: str, start: int) -> bool:
     statement = low[low.rfind(";", 0, start) + 1:start]
     return bool(_ASIDE.search(statement) or vocabulary().negation.search(clause_before(low, start, 50))
                 or _AVOIDED.search(clause_before(low, start, 50)))
-
-
-def _one_based(a, s) -> bool:
-    from camlint.extract.vocab import vocabulary
-
-    rx = vocabulary().one_based
-    return bool(rx.search(s.low)) or any(rx.search(t.low) for t in a.prose.sentences
-                                         if a.prose.scope.in_scope(t))
-
-
-def readings(a, m, depth: int) -> frozenset[int] | None:
-    """The 0-based block indices one layer mention can mean. A count ("block 11", "block 11 of
-    12") is read both from zero and from one (the taxonomy's "index 11 of 12" is the last block,
-    a count from one makes it the penultimate), unless the paper says it counts from one, an
-    index is out of range one way, or the words after it say it is the last ("(last of 12)")."""
-    v = m.value
-    if isinstance(v, int) and not isinstance(v, bool):
-        return frozenset({v + depth if v < 0 else v}) if -depth <= v < depth else None
-    if not (isinstance(v, dict) and set(v) - {"ordinal"} == {"block"} and isinstance(v["block"], int)):
-        return None                                  # ranges, stages, several blocks: not compared
-    n = v["block"]
-    if n < 0:
-        return frozenset({n + depth})
-    if not m.data.get("counted"):
-        return frozenset({n}) if n < depth else None
-    if _one_based(a, m.sentence):
-        return frozenset({n - 1}) if 0 < n <= depth else None
-    both = frozenset(b for b in (n, n - 1) if 0 <= b < depth)
-    after = _OF_DEPTH.match(m.sentence.low[m.end:])
-    if after and after.group(1) and int(after.group(2)) == depth and depth - 1 in both:
-        return frozenset({depth - 1})
-    return both or None
-
-
-def count_pinned(a, m, depth: int) -> bool:
-    """A counted block whose own words say how it counts: "block 12 of 12", "block 12 (last of
-    twelve)", "the last block, block 12", or a paper that says it counts from one."""
-    after = _OF_DEPTH.match(m.sentence.low[m.end:])
-    if (after and int(after.group(2)) == depth) or _one_based(a, m.sentence):
-        return True
-    n = m.value.get("block") if isinstance(m.value, dict) else None
-    others = [readings(a, o, depth) for o in a.prose.mentions.get("layer", [])
-              if o.sentence is m.sentence and o is not m and not o.data.get("counted")]
-    return isinstance(n, int) and any(r and n - 1 in r for r in others)
 
 
 def _sentence_layers(a, depth: int):

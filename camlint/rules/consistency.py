@@ -8,6 +8,7 @@ from camlint.core.item import Item
 from camlint.rules import completeness
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
+from camlint.rules.counting import count_pinned
 
 _PREFIX_NAMES = {"cls": "[CLS]", "dist": "distillation", "registers": "register"}
 
@@ -129,8 +130,6 @@ def _counted_from_one(a, b: int, depth: int) -> bool:
     at one, so block `depth` is the last one, not one past it."""
     if a.prose is None or b != depth or a.prose.values.get("layer") != a.values.get("layer"):
         return False                                 # a camspec's index is code: counted from zero
-    from camlint.rules.conflicts import count_pinned
-
     return any(m.data.get("counted") and F.blocks(m.value, depth) == [b] and count_pinned(a, m, depth)
                for m in a.prose.mentions.get("layer", []))
 

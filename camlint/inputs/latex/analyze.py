@@ -171,7 +171,8 @@ def _merge(a: Analysis, ex, project: Project) -> None:
     a.arch = _architecture(values, ex.input_size)
     model = values.get("model")
     names = [model.get("arch"), model.get("weights")] if isinstance(model, dict) else [model]
-    a.statuses = judge.statuses(values, prefix_tokens=has_prefix_tokens(a.arch, names, ex.model_names))
+    a.statuses = judge.statuses(values, prefix_tokens=has_prefix_tokens(a.arch, names, ex.model_names),
+                                spatial_map=ex.conv_stage)
     a.evidence = {k: _dedupe(evidence[k]) for k in KEYS}
 
 
