@@ -114,3 +114,31 @@ def test_an_archive_of_weights_or_data_is_not_the_implementation(tmp_path):
     code = _implementation(tmp_path / "code", "The scripts and the fine-tuned weights are archived on "
                                               "figshare (doi:10.6084/m9.figshare.998877).")
     assert code["status"] != "missing", code
+
+
+def _item(tmp_path, body: str, key: str) -> dict:
+    doc = doc_of(write_project(tmp_path, {"main.tex": PREAMBLE + body + "\n\\end{document}\n"}))
+    return doc["checklist"][key]
+
+
+def test_the_statement_not_the_aside_is_the_evidence_of_the_layer(tmp_path):
+    # the block is stated on line 6; line 7 names the last block only in a reason
+    layer = _item(tmp_path, r"""\section{Saliency}
+We explain a DeiT-B (\texttt{deit\_base\_patch16\_224}) trained on herbarium sheets.
+Grad-CAM maps were computed
+at the ninth of the twelve blocks, counted from the input,
+rather than at the top of the network, since the last block
+mostly encodes the class decision.""", "layer")
+    assert layer["evidence"][0]["line"] == 6, layer
+
+
+def test_a_sentence_that_lists_the_modules_of_a_block_does_not_state_the_location(tmp_path):
+    # lines 5-6 name four places inside the block (a glossary); line 9 says where the hook sits
+    location = _item(tmp_path, r"""\section{Saliency}
+We explain a DeiT-B (\texttt{deit\_base\_patch16\_224}) trained on herbarium sheets.
+In every block, \texttt{norm1} precedes the attention, \texttt{attn.proj} projects its output,
+\texttt{norm2} precedes the MLP and the block output is the residual stream after it.
+Grad-CAM maps are computed on the last block.
+The gradient hook sits on
+\texttt{blocks[-1].norm2}.""", "location")
+    assert location["value"] == "F4" and location["evidence"][0]["line"] == 9, location

@@ -7,19 +7,40 @@ reads as partial.
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from camlint.extract.mentions import Mention
+from camlint.extract.scope import clause_before
 from camlint.rules.findings import Evidence
 
 MAX_EVIDENCE = 4
 
 
+# A mention in a clause that gives a reason or sets something apart ("rather than from the
+# last, because the last block ...") is not the statement of the setting.
+_ASIDE = re.compile(r"\b(?:because|since|whereas|unlike|rather than|instead of|as opposed to)\b")
+
+
 def best(mentions: list[Mention]) -> Mention | None:
+    """The mention that states the value: one in a sentence that states it, before one in an
+    aside or in a sentence that lists several values of the slot (a glossary of the modules of
+    a block, a list of options), then by strength, section and kind."""
     if not mentions:
         return None
-    top = max(m.rank() for m in mentions)
-    return next(m for m in mentions if m.rank() == top)
+    listed = _listing_sentences(mentions)
+    ranks = [((id(m.sentence), m.slot) not in listed, not _ASIDE.search(clause_before(m.sentence.low, m.start)))
+             + m.rank() for m in mentions]
+    return mentions[ranks.index(max(ranks))]
+
+
+def _listing_sentences(mentions: list[Mention]) -> set[tuple[int, str]]:
+    """(sentence, slot) pairs where one sentence names three or more values of the slot."""
+    values: dict[tuple[int, str], set] = defaultdict(set)
+    for m in mentions:
+        if not m.vague:
+            values[(id(m.sentence), m.slot)].add(repr(m.value))
+    return {k for k, v in values.items() if len(v) >= 3}
 
 
 def evidence_of(mentions: list[Mention], primary: Mention | None) -> list[Evidence]:
