@@ -189,6 +189,11 @@ MORE_REPORTED = {
         ("Gradients are collected at the twelfth and last block of the encoder.", {"block": -1}),
         ("The maps of the last four blocks are averaged.", None),
         ("Target layer: \\texttt{model.vit.encoder.layer[11]}.", {"block": 11}),
+        ("We average the maps of the penultimate and the final block.", {"blocks": [-2, -1], "combine": "mean"}),
+        ("Maps from the tenth, eleventh and twelfth blocks are summed.", {"blocks": [9, 10, 11], "combine": "sum"}),
+        ("Maps of blocks -2 and -1 are averaged.", {"blocks": [-2, -1], "combine": "mean"}),
+        ("We hook layer 11 of 12.", {"block": 10}),
+        ("Blocks are 1-indexed; the map is taken at block 12.", {"block": 11}),
     ],
     "location": [
         ("The feature map is the pre-attention LayerNorm output of the last block.", "F1"),
@@ -209,6 +214,8 @@ MORE_REPORTED = {
         ("The 196 tokens are reshaped into a square grid of side fourteen.", None),
         ("Patch tokens are arranged row by row into a $14\\times14$ grid.", {"grid": [14, 14]}),
         ("Reshaping yields a map of 14 by 14 positions.", {"grid": [14, 14]}),
+        ("The sequence is reshaped to (14, 14).", {"grid": [14, 14]}),
+        ("The tokens are viewed as a \\texttt{(B, 14, 14, D)} tensor.", {"grid": [14, 14]}),
     ],
     "weighting": [
         ("Per channel, the weight is the spatial mean of $\\partial y^c / \\partial A^k$.", "gap_gradients"),
