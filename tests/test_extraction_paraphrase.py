@@ -221,6 +221,7 @@ MORE_REPORTED = {
         ("Per channel, the weight is the spatial mean of $\\partial y^c / \\partial A^k$.", "gap_gradients"),
         ("The gradient is pooled over the token dimension to give one weight per channel.", "gap_gradients"),
         ("Each channel is weighted by the average of its gradient over the 196 tokens.", "gap_gradients"),
+        ("Each channel is weighted by its gradient averaged over the tokens, as in the original Grad-CAM formulation.", "gap_gradients"),
     ],
     "heads": [
         ("Per-head maps are averaged over the 12 heads.", {"aggregate": "mean"}),
@@ -243,6 +244,57 @@ MORE_REPORTED = {
     ],
 }
 for _key, _rows in MORE_REPORTED.items():
+    REPORTED[_key] = REPORTED[_key] + _rows
+
+
+# Round three: classes found by the rounds before (two phrasings each).
+ROUND3 = {
+    "relu": [
+        ("Negative evidence is clamped to zero once the channels have been summed.", "after_combination"),
+        ("Negative values are set to zero when all products have been added.", "after_combination"),
+        ("We pass the channel sum through $\\max(\\cdot, 0)$.", "after_combination"),
+        ("The weighted sum is followed by $\\max(x, 0)$.", "after_combination"),
+    ],
+    "location": [
+        ("Feature maps are the outputs of the MLP sub-block (after fc2) of the last block.", "F5"),
+        ("We hook the outputs of the feed-forward branch of the last block.", "F5"),
+        ("We take $z_L$, the token sequence leaving the last encoder block.", "F6"),
+        ("Activations are the tokens exiting the final transformer block.", "F6"),
+        ("We hook the query-key softmax of the last block.", "F2"),
+        ("The query-key attention weights of the last block form the feature map.", "F2"),
+    ],
+    "postprocess": [
+        ("Upsampling: bilinear. Normalisation: min-max.", {"normalize": "minmax", "upsample": "bilinear"}),
+        ("Resizing: bicubic, to the input size. Normalisation: min-max over each image.", {"normalize": "minmax", "upsample": "bicubic"}),
+        ("We min-max normalise and upsample (bilinear, align\\_corners=False).", {"normalize": "minmax", "upsample": "bilinear"}),
+        ("We upsample bicubically and then normalise with min-max.", {"normalize": "minmax", "upsample": "bicubic"}),
+        ("Maps are normalised so that the maximum is one and upsampled by nearest neighbour.", {"normalize": "max", "upsample": "nearest"}),
+    ],
+    "weighting": [
+        ("The weights $w_k$ are obtained by averaging $\\partial y / \\partial A_k$ over the $N$ tokens.", "gap_gradients"),
+        ("Weights come from averaging the gradients across all patch tokens.", "gap_gradients"),
+        ("Per-token gradients multiply the activations directly (no pooling).", "elementwise"),
+        ("The activations are multiplied by their gradients without spatial averaging.", "elementwise"),
+    ],
+}
+for _key, _rows in ROUND3.items():
+    REPORTED[_key] = REPORTED[_key] + _rows
+
+
+# Round four.
+ROUND4 = {
+    "tokens": [
+        ("The [CLS] and the distillation token are not used for the map.", {"drop": ["cls", "dist"]}),
+        ("The register tokens and the class token are not considered.", None),
+        ("We leave out the class embedding.", {"drop": ["cls"]}),
+        ("The CLS token was kept out of the heatmap.", {"drop": ["cls"]}),
+    ],
+    "method": [
+        ("For explanations I rely on gradient-weighted class activation mapping.", "gradcam"),
+        ("Heatmaps follow gradient weighted class activation mapping [cite].", "gradcam"),
+    ],
+}
+for _key, _rows in ROUND4.items():
     REPORTED[_key] = REPORTED[_key] + _rows
 
 
@@ -340,8 +392,12 @@ MORE_NOT_COUNTED = {
     "relu": ["In the original Grad-CAM paper, a ReLU is applied after the weighted sum [cite]."],
     "layer": ["Our maps reach 71.3% pointing accuracy, against 61.2% for Grad-CAM on the last block of DeiT-B [cite]."],
     "weighting": ["The original formulation [cite] averages the gradients over the spatial positions."],
-    "postprocess": ["Prior studies [cite] min-max normalise and bilinearly upsample their maps."],
-    "tokens": ["Several works [cite] discard the class token before reshaping."],
+    "postprocess": ["Prior studies [cite] min-max normalise and bilinearly upsample their maps.",
+                    "For attention rollout [cite] we fuse heads by their maximum; the class-token row is "
+                    "reshaped, min-max normalised and upsampled bilinearly."],
+    "tokens": ["Several works [cite] discard the class token before reshaping.",
+               # a clause after a semicolon where the authors do not speak continues the clause before
+               "Chefer et al. [cite] use every block; the class token is dropped and the rest is reshaped."],
     "target": ["A reviewer asked whether the logit of the predicted class was differentiated; please see below."],
 }
 for _key, _rows in MORE_NOT_COUNTED.items():

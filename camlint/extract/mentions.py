@@ -73,15 +73,7 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         n = vocabulary().tables["ordinals"].get(word) or _int(re.sub(r"(st|nd|rd|th)$", "", word))
         return ({"block": -n}, {}) if n else None
     if kind == "list":
-        text = g["list"]
-        rng = re.match(r"\s*(\d+)\s*(?:–|-|to)+\s*(\d+)", text)
-        if rng:
-            a, b = int(rng.group(1)), int(rng.group(2))
-            if not 0 <= b - a <= 48:
-                return None
-            return {"blocks": list(range(a, b + 1))}, {"counted": True}
-        nums = [int(x) for x in re.findall(r"-?\d+", text)]
-        return {"blocks": nums}, ({"counted": True} if min(nums) >= 0 else {})
+        return _block_list(g["list"])
     if kind == "positions":
         return _positions(g["list"])
     if kind == "index_of":     # "layer 11 of 12": counted from one out of the total
@@ -113,6 +105,18 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
             return None
         return name, {}
     return entry.value, {}
+
+
+def _block_list(text: str) -> tuple[dict, dict] | None:
+    """"blocks 9-12", "blocks 9, 10 and 11", "blocks -2 and -1" (negative: counted from the end)."""
+    rng = re.match(r"\s*(\d+)\s*(?:–|-|to)+\s*(\d+)", text)
+    if rng:
+        a, b = int(rng.group(1)), int(rng.group(2))
+        if not 0 <= b - a <= 48:
+            return None
+        return {"blocks": list(range(a, b + 1))}, {"counted": True}
+    nums = [int(x) for x in re.findall(r"-?\d+", text)]
+    return {"blocks": nums}, ({"counted": True} if min(nums) >= 0 else {})
 
 
 _FROM_END = {"last": -1, "final": -1, "penultimate": -2, "second to last": -2, "second last": -2,
