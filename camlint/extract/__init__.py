@@ -155,13 +155,16 @@ PROSE_KINDS = ("text", "footnote", "item", "caption")
 def _clauses(s: Sentence, attribution: Attribution):
     """A semicolon may join someone else's statement to one's own ("the original paper pools the
     last convolutional layer; our maps use block 10"). A sentence not about the paper's own
-    procedure as a whole is read clause by clause, so its own clauses count."""
+    procedure as a whole is read clause by clause, so its own clauses count; a clause where the
+    authors do not speak ("...; the class-token row is reshaped ...") continues the one before."""
     if ";" not in s.text or attribution.own(s):
         yield s
         return
     start = 0
+    first_person = attribution.vocab.phrases["first_person"]
     for m in re.finditer(r";\s+", s.text):
-        if len(s.text[start:m.start()].split()) >= 4 and len(s.text[m.end():].split()) >= 4:
+        nxt = s.text[m.end():].split(";", 1)[0]
+        if len(s.text[start:m.start()].split()) >= 4 and len(nxt.split()) >= 4 and first_person.search(low(nxt)):
             yield Sentence(s.unit, s.start + start, s.start + m.start(), s.text[start:m.start()])
             start = m.end()
     yield Sentence(s.unit, s.start + start, s.end, s.text[start:]) if start else s

@@ -85,5 +85,8 @@ class Attribution:
 
 
 def planned(vocab: Vocabulary, s: Sentence) -> bool:
-    """The sentence stands in a section about future work: what it describes is not done yet."""
-    return bool(s.section.title) and bool(vocab.phrases["plan_section"].search(low(s.section.title)))
+    """The sentence stands in a section about future work, or speaks of future work, a plan or a
+    hypothetical: what it describes is not done."""
+    if s.section.title and vocab.phrases["plan_section"].search(low(s.section.title)):
+        return True
+    return bool(vocab.phrases["plan_sentence"].search(s.low))

@@ -73,15 +73,12 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         n = vocabulary().tables["ordinals"].get(word) or _int(re.sub(r"(st|nd|rd|th)$", "", word))
         return ({"block": -n}, {}) if n else None
     if kind == "list":
-        text = g["list"]
-        rng = re.match(r"\s*(\d+)\s*(?:–|-|to)+\s*(\d+)", text)
-        if rng:
-            a, b = int(rng.group(1)), int(rng.group(2))
-            if not 0 <= b - a <= 48:
-                return None
-            return {"blocks": list(range(a, b + 1))}, {"counted": True}
-        nums = [int(x) for x in re.findall(r"\d+", text)]
-        return {"blocks": nums}, {"counted": True}
+        return _block_list(g["list"])
+    if kind == "positions":
+        return _positions(g["list"])
+    if kind == "index_of":     # "layer 11 of 12": counted from one out of the total
+        n, total = int(g["n"]), int(g["total"])
+        return ({"block": n - 1}, {}) if 1 <= n <= total else None
     if kind == "last_n":
         word = g["n"].lower()
         n = vocabulary().tables["counts"].get(word) or _int(word)
@@ -108,6 +105,35 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
             return None
         return name, {}
     return entry.value, {}
+
+
+def _block_list(text: str) -> tuple[dict, dict] | None:
+    """"blocks 9-12", "blocks 9, 10 and 11", "blocks -2 and -1" (negative: counted from the end)."""
+    rng = re.match(r"\s*(\d+)\s*(?:–|-|to)+\s*(\d+)", text)
+    if rng:
+        a, b = int(rng.group(1)), int(rng.group(2))
+        if not 0 <= b - a <= 48:
+            return None
+        return {"blocks": list(range(a, b + 1))}, {"counted": True}
+    nums = [int(x) for x in re.findall(r"-?\d+", text)]
+    return {"blocks": nums}, ({"counted": True} if min(nums) >= 0 else {})
+
+
+_FROM_END = {"last": -1, "final": -1, "penultimate": -2, "second to last": -2, "second last": -2,
+             "antepenultimate": -3}
+
+
+def _positions(text: str) -> tuple[dict, dict] | None:
+    """"the penultimate and the final", "tenth, eleventh and twelfth": blocks by position
+    (ordinals count from one; the others from the end)."""
+    blocks = []
+    for word in re.split(r"\s*(?:,|\band\b|&)\s*(?:the\s+)?", text.lower()):
+        word = re.sub(r"[- ]+", " ", word.strip())
+        n = _FROM_END.get(word) or vocabulary().tables["ordinals"].get(word) or _int(re.sub(r"(st|nd|rd|th)$", "", word))
+        if not n:
+            return None
+        blocks.append(n if n < 0 else n - 1)
+    return ({"blocks": sorted(set(blocks), key=lambda b: (b < 0, b))}, {}) if len(set(blocks)) > 1 else None
 
 
 def cued(vocab: Vocabulary, cue: str, sentence: Sentence) -> bool:

@@ -7,6 +7,8 @@ The vocabulary then needs one pattern per idea, not one per spelling:
 - grids become `R×C` ("24-by-24", "14 by 14", "7 x 7", "14 X 14" -> 24×24, 14×14, 7×7);
 - a two-cell table row becomes a sentence ("Removed tokens | [CLS] and distillation" ->
   "the [CLS] and distillation tokens are removed"; other rows "key: value");
+- a compound written with a hyphen, as German and Dutch authors write it, becomes two words
+  ("last Transformer-Block", "the CLS-Token" -> "Transformer Block", "CLS Token");
 - typographic variants become ASCII (unicode minus and hyphens, non-breaking spaces, curly quotes),
   and runs of white space one space (math and macros leave double spaces behind).
 
@@ -38,6 +40,7 @@ _ORDINAL_WORDS = re.compile(rf"\b(?:(?:{'|'.join(_TENS)})[- ](?:{'|'.join(_ORD_U
                             rf"{'|'.join(_ORD_TENS)})\b", re.I)
 _GRID = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:-\s*by\s*-|\s+by\s+|[x×X*]|\s+[x×X*]\s+|\s*×\s*)\s*(\d{1,4})(?!\w|\.\d)")
 _SPACES = re.compile(r"\s{2,}")
+_COMPOUND = re.compile(r"\b(transformer|encoder|attention|cls|class|classification)-(blocks?|layers?|tokens?|heads?)\b", re.I)
 _WORD_DASH = re.compile(r"(?<=[A-Za-z])[–—](?=[A-Za-z])")    # "image--text" -> "image-text"
 _CHARS = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u00a0": " ", "\u202f": " ",
                         "\u2009": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
@@ -102,6 +105,7 @@ def normalise_text(text: str, offsets: list[int] | None = None) -> tuple[str, li
     text = text.translate(_CHARS)          # one character for one: offsets unchanged
     text, offs = _sub(text, offs, _SPACES, lambda m: " ")
     text = _WORD_DASH.sub("-", text)       # one character for one
+    text = _COMPOUND.sub(lambda m: f"{m.group(1)} {m.group(2)}", text)    # one character for one
     text, offs = _sub(text, offs, _ORDINAL_WORDS, _ordinal)     # before "twenty" becomes 20
     text, offs = _sub(text, offs, _NUMBER_WORDS, _number)
     text, offs = _sub(text, offs, _GRID, _grid)

@@ -245,7 +245,8 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     if not applied or not own_transformer:
         return False
     subjects = section_subjects(sentences, vocab, {s.section.index for s, _ in applied})
-    bound = [bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index)) for s, m in applied]
+    bound = [bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index))
+             or _model_referred_back(s, vocab) for s, m in applied]
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
     return TRANSFORMER in bound or CNN_MODEL not in bound
 
@@ -335,6 +336,21 @@ def bound_model(s: Sentence, start: int, end: int, vocab: Vocabulary, section_su
     # a model across a clause boundary only counts where the section says nothing
     kind = min(ranked)[3] if ranked and not min(ranked)[0] else None
     return kind or section_subject
+
+
+_POSSESSIVE = re.compile(r"\b(?:its|their|this (?:model|network|classifier)(?:'s)?|the (?:model|network|classifier)'s)\b")
+
+
+def _model_referred_back(s: Sentence, vocab: Vocabulary) -> str | None:
+    """"We fine-tune a ViT-B/16 ... We explain its predictions with Grad-CAM": a sentence that
+    names no model but refers back to one ("its", "the network's") applies the method to the
+    one kind of model the sentence before it names."""
+    if not _POSSESSIVE.search(s.low):
+        return None
+    before = s.unit.text[:s.start].rstrip()
+    previous = low(re.split(r"(?<=[.!?])\s+", before)[-1]) if before else ""
+    kinds = {k for k, _, _ in _model_names(vocab, previous)}
+    return next(iter(kinds)) if len(kinds) == 1 else None
 
 
 def section_subjects(sentences: list[Sentence], vocab: Vocabulary, sections: set[int]) -> dict[int, str]:

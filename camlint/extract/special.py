@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from camlint.extract.attribution import RELATED
 from camlint.extract.decide import evidence_of
 from camlint.extract.mentions import Mention
 from camlint.extract.scope import ROLE_RANK, Scope
@@ -30,6 +31,8 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
     for s in sentences:
         if not scope.role_ok(s) or s.section.role == "introduction" or scope.is_cnn_only(s):
             continue
+        if scope.attribution.of(s) == RELATED or vocab.cited_other.search(s.low):
+            continue    # a cited paper's, a planned or a hypothetical checkpoint is not the paper's model
         if s.unit.kind in ("heading", "title"):
             continue
         for m in vocab.model["arch"].finditer(s.low):
