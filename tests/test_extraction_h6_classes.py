@@ -160,3 +160,31 @@ def test_attention_probabilities_are_no_target_kind(tmp_path, sentence):
 def test_a_cited_method_name_followed_by_a_participle_is_the_own_procedure(tmp_path, sentence):
     doc = _cam_doc(tmp_path, sentence)
     assert _item(doc, "target") == ("reported", {"kind": "logit", "class": "predicted"})
+
+
+# -- numbers and grids: a square grid written with roots of the token count ---------------------------
+
+@pytest.mark.parametrize("sentence, side", [
+    (r"The patch part is mapped to a $\sqrt{N}\times\sqrt{N}$ array with $\sqrt{N}=14$.", 14),
+    (r"The scores are folded back onto the $\sqrt{N}\times\sqrt{N}$ lattice, where $N=256$.", 16),
+])
+def test_square_grid_written_with_roots(tmp_path, sentence, side):
+    doc = _cam_doc(tmp_path, f"We use Grad-CAM at the last block. {sentence}")
+    assert _item(doc, "reshape") == ("reported", {"grid": [side, side]})
+
+
+# -- implementation: the paper's own code stated outside the CAM section -------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Our implementation is written in PyTorch and will be released upon publication.",
+    "Our code will be made publicly available after acceptance.",
+])
+def test_own_code_stated_in_the_conclusion_is_partial(tmp_path, sentence):
+    doc = _doc(tmp_path, rf"""\section{{Model}}
+{MODEL}
+\section{{Grad-CAM maps}}
+We use Grad-CAM at the last block.
+\section{{Conclusion}}
+The maps show where the classifier looks. {sentence}
+""")
+    assert doc["checklist"]["implementation"]["status"] == "partial"
