@@ -38,6 +38,7 @@ def test_ablation_cam_is_a_cam_method(tmp_path, sentence):
 @pytest.mark.parametrize("sentence", [
     "Each channel weight is the drop in the class logit when that channel is set to zero.",
     "A channel's weight is the relative decrease of the target score observed when the channel is ablated.",
+    "Channels are weighted by how much the logit falls when the channel is switched off.",
 ])
 def test_ablation_cam_weight_described_in_words(tmp_path, sentence):
     doc = _cam_doc(tmp_path, f"We use Ablation-CAM at the last block. {sentence}")
