@@ -189,3 +189,15 @@ We use Grad-CAM at the last block.
 The maps show where the classifier looks. {sentence}
 """)
     assert doc["checklist"]["implementation"]["status"] == "partial"
+
+
+def test_methods_named_together_in_the_transformer_section_still_apply_grad_cam(tmp_path):
+    # the counterpart: no comparison, the section is about the transformer, a CNN baseline elsewhere
+    doc = _doc(tmp_path, r"""\section{Models}
+We train a ViT-B/16 and, as a baseline, a ResNet-50 on the same crops.
+\section{Explaining the ViT-B/16}
+Grad-CAM and rollout maps are computed at the last block for every test image.
+\section{Baseline explanations}
+For the ResNet-50 we compute Grad-CAM on layer4.
+""")
+    assert doc["uses_cam_on_transformer"] is True

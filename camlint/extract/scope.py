@@ -332,7 +332,7 @@ def bound_model(s: Sentence, start: int, end: int, vocab: Vocabulary, section_su
     lo, hi = _near(s.low, start, end)
     names = [(k, a + lo, b + lo) for k, a, b in _model_names(vocab, s.low[lo:hi])]
     if not names and vocab.phrases["other_explanation"].search(s.low[lo:hi]) \
-            and not vocab.phrases["first_person"].search(s.low):
+            and vocab.phrases["methods_compared"].search(s.low) and not vocab.phrases["first_person"].search(s.low):
         return None     # "rollout and Grad-CAM are different quantities": methods compared, none applied
     if TRANSFORMER in {k for k, _, _ in names} and vocab.phrases["applies_to_all"].search(s.low[lo:hi]):
         return TRANSFORMER
