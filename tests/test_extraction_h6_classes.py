@@ -96,6 +96,7 @@ We take as feature map the output of the last block, and the target is the raw l
 @pytest.mark.parametrize("formula", [
     r"$\alpha_k=\frac{1}{N}\sum_{i=1}^{N}\frac{\partial y^c}{\partial A^k_i}$",
     r"$w_c=\frac{1}{P}\sum_{p=1}^{P}\partial s/\partial F_{p,c}$",
+    r"$\alpha_k = 1/N \sum_{i=1}^{N} \partial y / \partial A_i^k$",
 ])
 def test_mean_gradient_written_as_a_sum_with_limits(tmp_path, formula):
     doc = _cam_doc(tmp_path, f"At the last block the channel weights are {formula}.")
@@ -179,6 +180,7 @@ def test_square_grid_written_with_roots(tmp_path, sentence, side):
 @pytest.mark.parametrize("sentence", [
     "Our implementation is written in PyTorch and will be released upon publication.",
     "Our code will be made publicly available after acceptance.",
+    "Code and trained weights will be released upon acceptance.",
 ])
 def test_own_code_stated_in_the_conclusion_is_partial(tmp_path, sentence):
     doc = _doc(tmp_path, rf"""\section{{Model}}
