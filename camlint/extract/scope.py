@@ -237,7 +237,7 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
             own_transformer = True
     applied = list(applied_mentions(sentences, vocab, method_names, attribution))
     if _is_review(sentences, vocab):     # a review catalogues others' maps; its own use says "we"
-        applied = [(s, m) for s, m in applied if vocab.phrases["first_person"].search(s.low)]
+        applied = [(s, m) for s, m in applied if vocab.phrases["first_person"].search(_clause_at(s.low, m, vocab))]
     if any(s.section.role in OWN_ROLES for s, _ in applied):
         # where the paper's own sections say to what the method is applied, a summary's words
         # ("Rollout and Grad-CAM are not directly comparable, but the transformer ...") do not
@@ -249,6 +249,15 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
              or _model_referred_back(s, vocab) for s, m in applied]
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
     return TRANSFORMER in bound or CNN_MODEL not in bound
+
+
+def _clause_at(text: str, m: re.Match, vocab: Vocabulary) -> str:
+    """The clause of `text` that holds match `m` ("none of the papers compares Grad-CAM variants"
+    of "..., although our own inspection suggests ...")."""
+    edges = [(e.start(), e.end()) for e in vocab.phrases["clause_edge"].finditer(text)]
+    lo = max((b for a, b in edges if b <= m.start()), default=0)
+    hi = min((a for a, b in edges if a >= m.end()), default=len(text))
+    return text[lo:hi]
 
 
 def applied_mentions(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
@@ -324,6 +333,9 @@ def bound_model(s: Sentence, start: int, end: int, vocab: Vocabulary, section_su
     about, else None."""
     lo, hi = _near(s.low, start, end)
     names = [(k, a + lo, b + lo) for k, a, b in _model_names(vocab, s.low[lo:hi])]
+    if not names and vocab.phrases["other_explanation"].search(s.low[lo:hi]) \
+            and vocab.phrases["methods_compared"].search(s.low) and not vocab.phrases["first_person"].search(s.low):
+        return None     # "rollout and Grad-CAM are different quantities": methods compared, none applied
     if TRANSFORMER in {k for k, _, _ in names} and vocab.phrases["applies_to_all"].search(s.low[lo:hi]):
         return TRANSFORMER
     ranked = []

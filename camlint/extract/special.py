@@ -122,7 +122,7 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
                 span = m.span("address") if m.groupdict().get("address") else m.span()
                 found.append((_mention("implementation", "library", s.text[span[0]:span[1]], s, m,
                                        2 if pinned else 1), pinned))
-        if scope.in_scope(s):
+        if scope.in_scope(s) or vocab.phrases["paper_code"].search(s.low):
             for m in imp["own_code"].finditer(s.low):
                 own.append(_mention("implementation", "own", "own code", s, m))
     if found:
