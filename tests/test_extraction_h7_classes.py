@@ -193,3 +193,13 @@ def test_a_keyword_list_next_to_transformer_does_not_name_a_library(tmp_path):
     doc = _doc(tmp_path, "\\section{Model}\n" + MODEL + "\\section{Grad-CAM maps}\n"
                "We compute Grad-CAM maps of the ViT. Keywords: vision transformer explainability, leaves.\n")
     assert doc["checklist"]["implementation"]["status"] == "missing", doc["checklist"]["implementation"]
+
+
+def test_the_papers_own_experiment_titled_as_a_single_baseline_stays_its_own(tmp_path):
+    # "A library baseline": what the authors themselves ran, not methods they compare against
+    doc = _doc(tmp_path, r"""\section{A library baseline}
+To show what a default call produces, we fine-tuned a ViT-B/16 from the timm checkpoint
+vit\_base\_patch16\_224.augreg2\_in21k\_ft\_in1k and computed Grad-CAM maps with pytorch-grad-cam 1.4.8.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+    assert doc["checklist"]["implementation"]["status"] == "reported", doc["checklist"]["implementation"]
