@@ -26,6 +26,7 @@ def _cam_doc(tmp_path, sentences: str) -> dict:
     (r"The maps come from the jacobgil pytorch-grad-cam library\footnote{Version 1.5.0, from PyPI.} on one GPU.",
      "1.5.0"),
     (r"We rely on pytorch-grad-cam\footnote{v1.4.6, installed with pip.} for the hooks.", "1.4.6"),
+    (r"Maps are computed with pytorch-grad-cam\footnote{We used release 1.3.7 from PyPI.}.", "1.3.7"),
 ])
 def test_a_footnote_that_opens_with_a_version_pins_the_library_named_before_it(tmp_path, sentence, version):
     entry = _cam_doc(tmp_path, sentence)["checklist"]["implementation"]
@@ -106,6 +107,7 @@ def test_a_cited_method_the_authors_only_contrast_still_keeps_its_clause_apart(t
 @pytest.mark.parametrize("sentence", [
     "The encoder prepends an extra token that does not correspond to any patch; we discard this token.",
     "A learnable summary token, not tied to any image region, is added to every input; I set this token aside.",
+    "The network prepends a learnable token that corresponds to no image patch; we remove it before reshaping.",
 ])
 def test_the_class_token_described_in_words_and_removed(tmp_path, sentence):
     entry = _cam_doc(tmp_path, sentence)["checklist"]["tokens"]
@@ -126,6 +128,8 @@ def test_a_class_token_key_or_column_excluded_states_its_removal(tmp_path, sente
 @pytest.mark.parametrize("sentence", [
     "Maps are bilinearly upsampled to 224x224; no further normalisation is applied.",
     "Each map is resized to the input with bilinear interpolation, without any additional normalization.",
+    "Maps are upsampled bilinearly to the input size; we do not normalise them.",
+    "Maps are upsampled bilinearly to the input size and left in their raw range.",
 ])
 def test_no_further_normalisation_is_an_explicit_choice(tmp_path, sentence):
     entry = _cam_doc(tmp_path, sentence)["checklist"]["postprocess"]

@@ -135,7 +135,8 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
     return None, []
 
 
-_OPENS_WITH_VERSION = re.compile(r"\W*(?:version|release|commit|tag|v(?=\d))")
+_OPENS_WITH_VERSION = re.compile(r"\W*(?:(?:we |i )?(?:used?|using|installed|pinned(?: to)?|at)\s+)?(?:the )?"
+                                 r"(?:version|release|commit|tag|v(?=\d))")
 
 
 def _footnoted_versions(found: list, sentences: list[Sentence], scope: Scope, imp: dict) -> list:
