@@ -89,6 +89,8 @@ For LayerCAM and Grad-CAM++ on the same ViT we use pytorch-grad-cam 1.4.8, hooki
      "gradient.", "elementwise"),
     (r"We adopt XGrad-CAM \cite{fu}, whose channel weight sums the gradient multiplied by the normalised "
      "activation over positions.", "xgradcam"),
+    (r"Our maps follow XGrad-CAM \cite{fu}, which weights each gradient by the normalised activation.",
+     "xgradcam"),
 ])
 def test_a_cited_method_the_authors_apply_keeps_the_clause_that_describes_it(tmp_path, sentence, weighting):
     entry = _cam_doc(tmp_path, sentence)["checklist"]["weighting"]
@@ -207,3 +209,10 @@ vit\_base\_patch16\_224.augreg2\_in21k\_ft\_in1k and computed Grad-CAM maps with
 """)
     assert doc["uses_cam_on_transformer"] is True
     assert doc["checklist"]["implementation"]["status"] == "reported", doc["checklist"]["implementation"]
+
+
+def test_the_own_clause_after_a_contrasted_cited_method_is_read(tmp_path):
+    entry = _cam_doc(tmp_path, r"Unlike XGrad-CAM \cite{fu}, which weights each gradient by the normalised "
+                               "activation, we average the gradients over positions.")["checklist"]["weighting"]
+    assert entry["status"] == "reported", entry
+    assert entry["value"] == "gap_gradients"
