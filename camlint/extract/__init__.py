@@ -86,7 +86,8 @@ class VocabularyRelevance:
         v = vocabulary()
         settings = {sec.index for sec in sections if cam_sections and sec.role == "appendix"
                     and v.phrases["settings_titles"].search(low(sec.title or ""))}
-        return cam_sections | settings | inherited(sections, cam_titled(sections, v), v)
+        titled = cam_titled(sections, v)    # a section titled about the maps is in scope: read it all
+        return cam_sections | settings | titled | inherited(sections, titled, v)
 
     def sizes(self, raw: str) -> list[tuple[int, int, int]]:
         """(position, priority, side) of statements of the network's input size, in raw LaTeX."""

@@ -52,6 +52,8 @@ class Attribution:
                 return CNN
             if s.section.title and v.cnn_section.search(low(s.section.title)):
                 return CNN
+        elif s.section.title and v.phrases["compared_section"].search(low(s.section.title)):
+            return OTHER     # "Baselines": the compared methods, applied to the same transformer
         if v.other_methods.search(own_text) and not v.cam_triggers.search(text):
             return OTHER
         if v.cited_other.search(text) or v.request_words.search(text) or v.phrases["catalogue"].search(text):

@@ -175,7 +175,8 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
         return []
     out: list[Mention] = []
     not_a_grid = vocab.phrases["not_a_grid_before"]
-    others = [m.span() for m in vocab.phrases["others_clause"].finditer(text)]
+    others = [m.span() for m in vocab.phrases["others_clause"].finditer(text)
+              if not vocab.phrases["own_use_before"].search(text[:m.start()])]
     taken: dict[str, set[int]] = {}      # slot -> character positions already read
     cued_here: dict[str, bool] = {}      # cue -> found in this sentence (many entries share a cue)
     for entry in vocab.entries[key]:

@@ -125,6 +125,7 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
         if scope.in_scope(s) or vocab.phrases["paper_code"].search(s.low):
             for m in imp["own_code"].finditer(s.low):
                 own.append(_mention("implementation", "own", "own code", s, m))
+    found = _footnoted_versions(found, sentences, scope, imp)
     if found:
         with_version = [(m, v) for m, v in found if v]
         if with_version:
@@ -154,6 +155,31 @@ def _deposit_without_code(text: str, m: re.Match) -> bool:
     start, end = text.rfind(";", 0, m.start()) + 1, text.find(";", m.end())
     clause = text[start:end if end >= 0 else len(text)]
     return bool(_DEPOSIT_ONLY.search(clause)) and not _CODE_WORDS.search(clause)
+
+
+_OPENS_WITH_VERSION = re.compile(r"\W*(?:(?:we |i )?(?:used?|using|installed|pinned(?: to)?|at)\s+)?(?:the )?"
+                                 r"(?:version|release|commit|tag|v(?=\d))")
+
+
+def _footnoted_versions(found: list, sentences: list[Sentence], scope: Scope, imp: dict) -> list:
+    """"the pytorch-grad-cam package\\footnote{Version 1.4.8.}": a footnote that opens with a
+    version and names no library pins the library named just before its mark (same file, the
+    footnote starting on that line or the next)."""
+    notes = []
+    for s in sentences:
+        if s.unit.kind == "footnote" and _OPENS_WITH_VERSION.match(s.low) and scope.in_scope(s) \
+                and scope.attribution.own(s) and not any(rx.search(s.low) for _, rx in imp["libraries"]):
+            version = _version_near(s.low, 0, imp["version"])
+            if version:
+                notes.append((s.unit.file.display, s.line_col(0)[0], version))
+    if not notes:
+        return found
+    out = []
+    for m, v in found:
+        line = m.sentence.line_col(m.start)[0]
+        pinned = [nv for f, ln, nv in notes if f == m.sentence.unit.file.display and 0 <= ln - line <= 1]
+        out.append((m, v or (pinned[0] if pinned else None)))
+    return out
 
 
 def _version_near(text: str, end: int, patterns) -> dict | None:

@@ -70,7 +70,7 @@ def build_units(project: Project, relevant: Relevance, cache=None) -> DocumentTe
         doc.problems.extend(structural_problems(f))
     pending = scan_structure(project, doc)        # pass 1: sections and raw chunks, nothing parsed
     read_raw_flags(project, pending, relevant, doc)
-    cam = relevant.widen(doc.sections, cam_sections(doc, relevant))
+    cam = relevant.widen(doc.sections, cam_sections(doc, relevant) | _cam_headings(pending, relevant))
     says = uses_of(doc.macros, lambda body: relevant(body, False))   # \\hires for HiResCAM
     pointed = _pointed_labels(pending, cam)
     for item in pending:                          # pass 2: parse what matters
@@ -105,6 +105,12 @@ def _pointed_labels(pending: list, cam: set[int]) -> set[str]:
             for group in _REF.findall(item.file.masked[item.start:item.end]):
                 keys.update(k.strip() for k in group.split(",") if k.strip())
     return keys
+
+
+def _cam_headings(pending: list, relevant: Relevance) -> set[int]:
+    """A run-in heading that names the method (\\paragraph{Gradient-weighted attention.}) makes
+    its section one about CAM: the paragraphs under it give the settings."""
+    return {u.section.index for u in pending if isinstance(u, Unit) and u.kind == "heading" and relevant.cam(u.text)}
 
 
 def cam_sections(doc: DocumentText, relevant: Relevance) -> set[int]:
