@@ -204,9 +204,10 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
           maps_out: Path | None = None, output: Path | None = None, batch_max: int | None = None) -> SweepResult:
     """`out`, `maps_out`, `output` (-o): where the caller will write, checked here before any work
     (writable, and never over a file the spec declares); `batch_max`: inputs per forward/backward
-    pass (default verify's BATCH_MAX; 1: one input at a time)."""
+    pass (default verify's BATCH_MAX; 1: one input at a time), fewer where the memory budget says."""
     import torch
 
+    from camlint.verify.model import batch_size
     from camlint.verify.run import BATCH_MAX, build_model_at, pick_device, writable_folder
 
     progress = progress or (lambda _text: None)
@@ -221,7 +222,7 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
     model, _ = build_model_at(spec_path, loaded, spec)
     model = model.to(device=dev, dtype=dtype)
     pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
-    acc, total, size = _Agreement(), len(spec.inputs), batch_max or BATCH_MAX
+    acc, total, size = _Agreement(), len(spec.inputs), batch_size(spec.model, batch_max or BATCH_MAX)
     for first in range(0, total, size):
         ns = list(range(first, min(total, first + size)))
         progress(f"input{'s' if len(ns) > 1 else ''} {first + 1}{f'-{ns[-1] + 1}' if len(ns) > 1 else ''}/{total}: "
