@@ -97,7 +97,10 @@ class Config:
             rel = os.path.relpath(Path(path).resolve(), base or self.base())
         except ValueError:
             return None
-        return None if rel == ".." or rel.startswith(".." + os.sep) else Path(rel).as_posix()
+        if rel == ".." or rel.startswith(".." + os.sep):
+            return None
+        # a name that is not UTF-8 (bytes kept as surrogates) cannot reach the UTF-8 matcher as is
+        return Path(rel).as_posix().encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
     def ignored_in(self, rule, file: str) -> bool:
         table = {**self.per_file_ignores, **self.extend_per_file_ignores}

@@ -112,8 +112,11 @@ def documents_in(folder: Path, config=None, named=(), skipped: list | None = Non
 def _unreadable(p: Path, top: Path) -> str:
     """Why a candidate file is not read at all ('' when it can be)."""
     from camlint.inputs.latex.source import MAX_FILE_BYTES
+    from camlint.safety.paths import utf8_name
     from camlint.safety.safeio import inside
 
+    if not utf8_name(p):
+        return "its name is not UTF-8; not read (rename it)"
     try:
         if p.is_symlink() and not inside(p.resolve(), top):
             return "a link to a file outside the folder; not read"

@@ -34,6 +34,16 @@ def resolved_inside(path: Path, root: Path) -> Path | None:
     return target if inside(target, root) else None
 
 
+def utf8_name(path) -> bool:
+    """Whether the path is UTF-8 text: a name of other bytes comes back from the OS as lone
+    surrogates that no report, cache key or JSON file can encode, so such a file is not read."""
+    try:
+        str(path).encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def display_path(path: Path) -> str:
     """Relative to the working directory when inside it (stable in CI logs and SARIF)."""
     try:

@@ -1,0 +1,50 @@
+"""File names that are not UTF-8: the OS hands them back as lone surrogates, which no report, cache
+key or matcher can encode. Before the fix one such file in a folder was an 'internal error' for
+every format; now it is skipped with its reason, or refused when named, and printed safely."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import invoke
+
+DOC = "\\documentclass{article}\n\\begin{document}\nWe use Grad-CAM on a ViT-B/16.\n\\end{document}\n"
+BAD = b"bad\xff\xfe.tex"
+
+
+@pytest.fixture
+def folder(tmp_path):
+    (tmp_path / "main.tex").write_text(DOC)
+    with open(os.path.join(os.fsencode(tmp_path), BAD), "wb") as fh:
+        fh.write(DOC.encode())
+    return tmp_path
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github"])
+def test_a_folder_with_a_name_that_is_not_utf8_is_checked_and_the_name_skipped(folder, fmt):
+    result = invoke("check", folder, "--format", fmt)
+    assert result.exit_code in (0, 1), result.output
+    assert "internal error" not in result.output
+    if fmt == "json":
+        data = json.loads(result.stdout)
+        assert [d["path"].endswith("main.tex") for d in data["documents"]] == [True]
+
+
+def test_the_skip_says_why(folder):
+    result = invoke("check", folder)
+    assert "is not UTF-8; not read" in result.output and "bad\ufffd" in result.output
+
+
+def test_a_named_file_whose_name_is_not_utf8_is_refused_with_a_message(folder):
+    result = invoke("check", os.fsdecode(os.path.join(os.fsencode(folder), BAD)))
+    assert result.exit_code == 2 and "file name is not UTF-8" in result.output
+
+
+def test_printable_replaces_lone_surrogates():
+    from camlint.safety.sanitize import printable
+
+    shown = printable("a\udcff\ud800b\x1b[2J")
+    shown.encode("utf-8")               # raised UnicodeEncodeError before
+    assert shown.startswith("a\ufffd") and shown.endswith("b")
