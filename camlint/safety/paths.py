@@ -26,7 +26,10 @@ def inside(path: Path, root: Path) -> bool:
 def resolved_inside(path: Path, root: Path) -> Path | None:
     """`path` with every link followed, or None when that leaves the folder `root`.
 
-    Raises LinkLoop when the links loop (Python 3.11 raises RuntimeError there, later ones OSError)."""
+    Raises LinkLoop when the links loop (Python 3.11 raises RuntimeError there, later ones OSError).
+    A name no file can have (a NUL byte, from a spec's "\\0" escape) lies nowhere: None."""
+    if "\0" in str(path):
+        return None
     try:
         target, root = Path(path).resolve(), Path(root).resolve()
     except (OSError, RuntimeError):

@@ -237,7 +237,8 @@ def input_batches(total: int, repeat: bool, size: int = BATCH_MAX) -> list[list[
 
 def verify_inputs(run: Run, ns: list[int], twice: bool) -> list[tuple[InputResult, object]]:
     """verify_input for inputs `ns`, their maps computed in one pass per input shape."""
-    loaded = [load_input(run.spec.inputs[n], run.pre) for n in ns]
+    got = load_inputs_at(run.spec_path, run.loaded, run.spec, ns, run.pre)
+    loaded = [got[n] for n in ns]
     out = {}
     for group in same_shape_groups(ns, [x for x, _ in loaded]):
         xs = torch.stack([loaded[ns.index(n)][0] for n in group]).to(device=run.device, dtype=run.dtype)
@@ -248,6 +249,19 @@ def verify_inputs(run: Run, ns: list[int], twice: bool) -> list[tuple[InputResul
             diff = float((final - again[k][1]).abs().max()) if twice else None
             out[n] = verify_input(run, n, raw, final, ps, loaded[ns.index(n)][1], diff)
     return [out[n] for n in ns]
+
+
+def load_inputs_at(spec_path: Path, loaded, spec: ExecSpec, ns: list[int], pre: dict) -> dict:
+    """load_input for inputs `ns`; a file that cannot be read is named at its input's spec line."""
+    out = {}
+    for n in ns:
+        try:
+            out[n] = load_input(spec.inputs[n], pre)
+        except SpecError as exc:
+            kind = "image" if spec.inputs[n].image is not None else "tensor"
+            messages = [m if m.startswith("model.") else f"inputs[{n}].{kind}: {m}" for m in exc.messages]
+            raise SpecError(with_lines(messages, loaded, str(spec_path))) from None
+    return out
 
 
 def same_shape_groups(ns: list[int], xs: list) -> list[list[int]]:
