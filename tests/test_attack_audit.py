@@ -85,3 +85,20 @@ def test_a_row_swapped_for_a_link_after_reading_is_refused_by_the_worker(tmp_pat
     (outside / "main.tex").write_text(DOC)
     rec = audit_paper(papers[0])
     assert rec["outcome"] == "unreadable" and "outside" in rec["error"], rec
+
+
+def test_a_store_line_nested_too_deep_is_skipped_on_resume(tmp_path):
+    """json.loads raised RecursionError on a planted line of papers.jsonl: an internal error."""
+    _, venue = _setup(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "papers.jsonl").write_text('{"id": "x", "a": ' + "[" * 100000 + "]" * 100000 + "}\n" + "[" * 100000 + "\n")
+    result = invoke("audit", venue, "--out", out, "--resume", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert "good" in _records_ok(out)
+
+
+def _records_ok(out: Path) -> set[str]:
+    from camlint.audit.store import records
+
+    return {r["id"] for r in records(out / "papers.jsonl")}

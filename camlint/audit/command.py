@@ -56,7 +56,7 @@ def sorted_records(path: Path) -> Iterator[dict]:
             if line.endswith(b"\n"):
                 try:
                     rid = json.loads(line).get("id")
-                except (ValueError, AttributeError):
+                except (ValueError, AttributeError, RecursionError):
                     rid = None
                 if isinstance(rid, str):
                     index.append((rid, offset))

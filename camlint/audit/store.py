@@ -43,7 +43,7 @@ def records(path: Path) -> Iterator[dict]:
                 return
             try:
                 rec = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):     # a damaged or planted line: skipped, as torn ones are
                 continue
             if isinstance(rec, dict) and isinstance(rec.get("id"), str):
                 yield rec
