@@ -48,3 +48,12 @@ def test_printable_replaces_lone_surrogates():
     shown = printable("a\udcff\ud800b\x1b[2J")
     shown.encode("utf-8")               # raised UnicodeEncodeError before
     assert shown.startswith("a\ufffd") and shown.endswith("b")
+
+
+@pytest.mark.parametrize("line", ["% camspec: " + "a" * 5000, "\\input{" + "b" * 300 + "}"])
+def test_a_name_over_the_system_limits_is_a_finding_not_an_unreadable_paper(tmp_path, line):
+    """is_file()/exists() raise ENAMETOOLONG: the whole paper was 'cannot read: File name too long'."""
+    (tmp_path / "main.tex").write_text(DOC.replace("\\end{document}", line + "\n\\end{document}"))
+    result = invoke("check", tmp_path / "main.tex")
+    assert result.exit_code == 1, result.output
+    assert "main.tex:4:1" in result.output and "CAM001" in result.output
