@@ -102,3 +102,18 @@ def _records_ok(out: Path) -> set[str]:
     from camlint.audit.store import records
 
     return {r["id"] for r in records(out / "papers.jsonl")}
+
+
+def test_an_output_folder_with_planted_links_is_never_written_through(tmp_path):
+    """papers.jsonl (appended with --resume, truncated when torn), report.html and the CSVs were
+    opened with a plain open(), which follows a link a submission planted in the output folder."""
+    _, venue = _setup(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    for name in ("papers.jsonl", "report.html", "papers.csv", "summary.json"):
+        out = tmp_path / f"out-{name}"
+        out.mkdir()
+        os.symlink(victim, out / name)
+        result = invoke("audit", venue, "--out", out, "--jobs", "1", "--resume")
+        assert result.exit_code == 2 and "link" in result.output, (name, result.output)
+        assert victim.read_text() == "precious" and (out / name).is_symlink(), name

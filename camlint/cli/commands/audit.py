@@ -30,6 +30,7 @@ from camlint.cli.commands.common import EXIT_INPUT, EXIT_OK
 def audit(paths, manifest, root, out_dir, truth, jobs, scheduler, chunk, timeout, resume, force, progress):
     """The reporting audit of many papers: per-paper JSONL, summary, Markdown, HTML and CSV."""
     from camlint.core.errors import InputError
+    from camlint.safety.safe_write import UnsafeTarget
 
     if bool(paths) == bool(manifest) or (root and not manifest):
         click.echo("camlint: give either PATH... or --manifest FILE (--root goes with --manifest)", err=True)
@@ -57,7 +58,7 @@ def audit(paths, manifest, root, out_dir, truth, jobs, scheduler, chunk, timeout
         click.echo(f"camlint: --scheduler needs dask.distributed ({exc.name} is missing): "
                    "pip install 'camlint[audit]'", err=True)
         sys.exit(EXIT_INPUT)
-    except OSError as exc:      # e.g. no Dask scheduler at that address, an output folder not writable
+    except (OSError, UnsafeTarget) as exc:   # no Dask scheduler there, an output not writable or a link
         click.echo(f"camlint: {exc}", err=True)
         sys.exit(EXIT_INPUT)
     click.echo(render_text(result), nl=False)
