@@ -47,3 +47,15 @@ def test_an_object_array_input_is_refused_at_its_line_and_never_unpickled(tmp_pa
     result = invoke("verify", spec, "--device", "cpu")
     assert result.exit_code == 2 and not marker.exists()
     assert "spec.yaml:" in result.output and "inputs[1].tensor: input x1.npy: not a plain .npy array" in result.output
+
+
+def test_a_merge_key_is_refused_in_words_at_its_line(tmp_path):
+    """PyYAML's own 'could not determine a constructor' message, with its excerpt, was printed."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text('camspec: 1\nmodel: &m {arch: vit_base_patch16_224}\nlayer: {<<: [*m, *m], block: -1}\n')
+    result = invoke("check", spec)
+    assert result.exit_code == 2
+    assert "s.yaml:3:9: merge keys (<<) are not allowed" in result.output and "constructor" not in result.output
+    quoted = tmp_path / "q.yaml"
+    quoted.write_text('camspec: 1\n"<<": 1\n')
+    assert "merge keys" not in invoke("check", quoted).output
