@@ -57,3 +57,23 @@ def test_a_name_over_the_system_limits_is_a_finding_not_an_unreadable_paper(tmp_
     result = invoke("check", tmp_path / "main.tex")
     assert result.exit_code == 1, result.output
     assert "main.tex:4:1" in result.output and "CAM001" in result.output
+
+
+def test_folders_nested_deeper_than_the_recursion_limit_are_skipped_not_a_crash(tmp_path):
+    """os.walk recurses once per level: 1,100 nested folders were a RecursionError ('internal error')."""
+    deep = tmp_path / "d"
+    deep.mkdir()
+    for _ in range(1100):                      # mkdir(parents=True) recurses as deep
+        deep = deep / "a"
+        deep.mkdir()
+    (deep / "main.tex").write_text(DOC)
+    (tmp_path / "d" / "main.tex").write_text(DOC)
+    try:
+        result = invoke("check", tmp_path / "d")
+        assert result.exit_code in (0, 1) and "internal error" not in result.output
+        assert "more than 64 folders deep; not read" in result.output
+    finally:                                   # shutil.rmtree recurses as deep: undo it level by level
+        (deep / "main.tex").unlink()
+        while deep != tmp_path / "d":
+            deep.rmdir()
+            deep = deep.parent
