@@ -67,7 +67,7 @@ def one_run(manifest: Path, backend: str, out: Path) -> dict:
     from camlint.audit.command import AuditOptions, run_audit
     from camlint.audit.papers import read_manifest
 
-    papers = read_manifest(manifest)
+    papers, _ = read_manifest(manifest)
     kind, workers = backend.split("-")
     opts = AuditOptions(out=out, jobs=int(workers), force=True)
     if kind == "dask":

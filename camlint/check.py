@@ -8,7 +8,7 @@ from pathlib import Path
 from camlint.rules.engine import report_of
 from camlint.core.errors import InputError
 from camlint.rules.findings import DocumentReport
-from camlint.safety.paths import display_path, inside  # noqa: F401  (display_path: re-exported)
+from camlint.safety.paths import display_path, inside, utf8_name  # noqa: F401  (display_path: re-exported)
 from camlint.inputs.camspec import SPEC_SUFFIXES, analyze_spec
 from camlint.safety.yamlsafe import YAMLInputError
 
@@ -19,6 +19,8 @@ def check_file(path: Path, *, spec: Path | None = None, config=None, display: st
                main: str | None = None) -> DocumentReport:
     """`display`: the name to report (stdin); `main`: the main file inside an archive."""
     display = display or display_path(path)
+    if not utf8_name(path):
+        raise InputError("the file name is not UTF-8; not read (rename it)", display)
     try:
         os.stat(path)
     except OSError as exc:

@@ -56,7 +56,7 @@ def sorted_records(path: Path) -> Iterator[dict]:
             if line.endswith(b"\n"):
                 try:
                     rid = json.loads(line).get("id")
-                except (ValueError, AttributeError):
+                except (ValueError, AttributeError, RecursionError):
                     rid = None
                 if isinstance(rid, str):
                     index.append((rid, offset))
@@ -122,6 +122,7 @@ def run_audit(papers: list[Paper], opts: AuditOptions, *, work: Callable[[Paper]
 def _write_outputs(opts: AuditOptions, store_path: Path, labels, ran: int, skipped: int) -> AuditResult:
     from camlint.audit import reports
     from camlint.audit.html import write_html
+    from camlint.safety.safe_write import write_atomic
 
     summary = summarize(records(store_path))
     truth = None
@@ -130,9 +131,9 @@ def _write_outputs(opts: AuditOptions, store_path: Path, labels, ran: int, skipp
 
         truth = agreement(labels, records(store_path))
     out = opts.out
-    (out / SUMMARY_JSON).write_text(json.dumps({**summary, "truth": truth}, indent=2) + "\n", encoding="utf-8")
+    write_atomic(out / SUMMARY_JSON, json.dumps({**summary, "truth": truth}, indent=2) + "\n")
     not_audited = (r for r in sorted_records(store_path) if r["outcome"] in (*FAILED, UNREADABLE))
-    (out / SUMMARY_MD).write_text(reports.markdown(summary, not_audited, truth), encoding="utf-8")
+    write_atomic(out / SUMMARY_MD, reports.markdown(summary, not_audited, truth))
     reports.write_papers_csv(out / PAPERS_CSV, sorted_records(store_path))
     reports.write_rates_csv(out / RATES_CSV, summary)
     write_html(out / HTML, summary, lambda: sorted_records(store_path), truth=truth)

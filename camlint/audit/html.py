@@ -120,7 +120,9 @@ def _section(n: int, rec: dict) -> str:
 
 def write_html(path: Path, summary: dict, records: Callable[[], Iterable[dict]], *, truth: dict | None = None,
                title: str = "camlint audit") -> None:
-    with open(path, "w", encoding="utf-8") as fh:
+    from camlint.safety.safe_write import open_for_writing
+
+    with open_for_writing(path) as fh:
         fh.write(f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
                  f"<style>{STYLE}</style></head><body>")
         fh.write(_head(summary, title) + _citations(summary))

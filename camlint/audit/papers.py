@@ -28,6 +28,7 @@ class Paper:
     venue: str | None = None
     year: int | str | None = None
     title: str | None = None
+    root: str | None = None     # the folder the paper must lie in (checked again by the worker)
 
 
 def _documents(folder: Path) -> list[Path]:
@@ -94,7 +95,8 @@ def papers_from_paths(paths: list[Path]) -> tuple[list[Paper], list[InputError]]
                 errors.append(InputError("no manuscript or camspec file found", display_path(root)))
             for unit, group in paper_units(root, docs) if docs else []:
                 rel = unit.relative_to(root).as_posix()
-                papers.append(_paper(root.resolve().name if rel == "." else rel, primary_document(unit, group)))
+                papers.append(_paper(root.resolve().name if rel == "." else rel, primary_document(unit, group),
+                                     root=str(root.resolve())))
         elif root.exists():
             papers.append(_paper(root.name, root))
         else:
@@ -122,36 +124,60 @@ def _cell(row: dict, name: str) -> str | None:
     return value or None
 
 
-def read_manifest(manifest: Path) -> list[Paper]:
-    """CSV with a `path` column (relative to the manifest's folder) and any of id, venue, year, title."""
-    shown = display_path(manifest)
-    from camlint.safety.safeio import read_regular
+def read_manifest(manifest: Path, root: Path | None = None) -> tuple[list[Paper], list[InputError]]:
+    """CSV with a `path` column (relative to the manifest's folder) and any of id, venue, year, title.
 
-    try:
-        text = read_regular(manifest, MAX_MANIFEST_BYTES, "manifest").decode("utf-8-sig")   # never blocks on a FIFO
-    except UnicodeDecodeError:
-        raise InputError("manifest is not UTF-8 text", shown) from None
-    except ValueError as exc:      # a FIFO, a device, a folder, or over the limit
-        raise InputError(str(exc), shown) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    Rows are confined to `root` (default: the manifest's folder): a row whose path, every link
+    followed, leaves it is an error at its line and is not audited; the other rows are."""
+    shown = display_path(manifest)
+    reader = csv.DictReader(io.StringIO(_manifest_text(manifest, shown), newline=""))
     try:
         header = [h.strip().lower() for h in (reader.fieldnames or [])]
     except csv.Error as exc:
         raise InputError(f"not a CSV file: {exc}", shown, 1) from None
     if "path" not in header:
         raise InputError("the manifest needs a `path` column (optional: id, venue, year, title)", shown, 1)
-    papers, seen = [], {}
+    confine = (root or manifest.parent).resolve()
+    papers, errors, seen = [], [], {}
     try:
         for raw in reader:
-            papers.append(_manifest_row(raw, reader.line_num, manifest, shown, seen))
+            try:
+                papers.append(_manifest_row(raw, reader.line_num, manifest, shown, seen, confine))
+            except RowOutside as exc:
+                errors.append(exc)
     except csv.Error as exc:
         raise InputError(f"not a CSV file: {exc}", shown, reader.line_num) from None
-    return papers
+    return papers, errors
 
 
-def _manifest_row(raw: dict, line: int, manifest: Path, shown: str, seen: dict) -> Paper:
+def _manifest_text(manifest: Path, shown: str) -> str:
+    from camlint.safety.safeio import read_regular
+
+    try:
+        return read_regular(manifest, MAX_MANIFEST_BYTES, "manifest").decode("utf-8-sig")   # never blocks on a FIFO
+    except UnicodeDecodeError:
+        raise InputError("manifest is not UTF-8 text", shown) from None
+    except ValueError as exc:      # a FIFO, a device, a folder, or over the limit
+        raise InputError(str(exc), shown) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
+
+
+class RowOutside(InputError):
+    """A manifest row naming a path outside the folder the audit is confined to (that row only)."""
+
+
+def confined_path(path: Path, root: Path) -> Path | None:
+    """`path` with every link followed when it lies in `root`, else None (a link loop too)."""
+    from camlint.safety.paths import LinkLoop, resolved_inside
+
+    try:
+        return resolved_inside(path, root)
+    except LinkLoop:
+        return None
+
+
+def _manifest_row(raw: dict, line: int, manifest: Path, shown: str, seen: dict, root: Path) -> Paper:
     row = {str(k).strip().lower(): v for k, v in raw.items() if k is not None and isinstance(v, str)}
     where = _cell(row, "path")
     if where is None:
@@ -160,6 +186,9 @@ def _manifest_row(raw: dict, line: int, manifest: Path, shown: str, seen: dict) 
     if pid in seen:
         raise InputError(f"id {pid!r} already used on line {seen[pid]}", shown, line)
     seen[pid] = line
+    if confined_path(manifest.parent / where, root) is None:
+        raise RowOutside(f"path {where!r} lies outside {display_path(root)} (absolute, '..' or a link out, "
+                         "or a link that loops); row not audited (--root DIR names a wider folder)", shown, line)
     year = _cell(row, "year")
-    return _paper(pid, manifest.parent / where, venue=_cell(row, "venue"),
+    return _paper(pid, manifest.parent / where, venue=_cell(row, "venue"), root=str(root),
                   year=int(year) if year and year.isdigit() else year, title=_cell(row, "title"))

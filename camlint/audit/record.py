@@ -9,7 +9,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from camlint.audit.papers import Paper, resolve_folder
+from camlint.audit.papers import Paper, confined_path, resolve_folder
 from camlint.check import check_file
 from camlint.core.errors import InputError
 from camlint.core.keys import KEYS, REPORTED
@@ -91,11 +91,20 @@ def _checked(target: Path) -> dict:
     return fields
 
 
+def _confined(paper: Paper) -> Path:
+    """The paper's path, checked again here: a folder swapped for a link out after the manifest
+    was read is not followed."""
+    path = Path(paper.path)
+    if paper.root is not None and confined_path(path, Path(paper.root)) is None:
+        raise InputError(f"lies outside {paper.root} (a link out); not read", paper.display)
+    return path
+
+
 def audit_paper(paper: Paper) -> dict:
     """Never raises: an unreadable input or a bug on this paper becomes the paper's record."""
     start = time.perf_counter()
     try:
-        fields = _checked(Path(paper.path))
+        fields = _checked(_confined(paper))
     except InputError as exc:
         return failed_record(paper, UNREADABLE, str(exc), time.perf_counter() - start)
     except RecursionError:

@@ -7,6 +7,7 @@ from typing import Iterable
 
 from camlint.audit.record import CITATION_LABELS, CITATIONS
 from camlint.core.keys import KEYS, REPORTED, STATUSES
+from camlint.safety.safe_write import open_for_writing
 from camlint.safety.sanitize import printable
 
 # The 2026 hand audit of 175 papers (shared/taxonomy.md), shown next to the run's own shares.
@@ -90,7 +91,7 @@ def paper_row(rec: dict) -> list[str]:
 
 
 def write_papers_csv(path: Path, records: Iterable[dict]) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as fh:
+    with open_for_writing(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow(PAPER_COLUMNS)
         for rec in records:
@@ -99,7 +100,7 @@ def write_papers_csv(path: Path, records: Iterable[dict]) -> None:
 
 def write_rates_csv(path: Path, summary: dict) -> None:
     """One row per (grouping, group, key): counts and shares of each status."""
-    with open(path, "w", encoding="utf-8", newline="") as fh:
+    with open_for_writing(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["grouping", "group", "cam_papers", "key", *STATUSES, *(f"{s}_share" for s in STATUSES)])
         tallies = [("all", "all", summary)] + [(g, name, t) for g, groups in summary.get("by", {}).items()

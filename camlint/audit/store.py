@@ -11,10 +11,12 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+from camlint.safety.safe_write import open_for_writing
+
 
 def _cut_torn_tail(path: Path) -> None:
     """Drop a last line without its newline (the write the interruption cut short)."""
-    with open(path, "rb+") as fh:
+    with open_for_writing(path, "r+b") as fh:
         fh.seek(0, os.SEEK_END)
         size = fh.tell()
         if size == 0:
@@ -43,7 +45,7 @@ def records(path: Path) -> Iterator[dict]:
                 return
             try:
                 rec = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):     # a damaged or planted line: skipped, as torn ones are
                 continue
             if isinstance(rec, dict) and isinstance(rec.get("id"), str):
                 yield rec
@@ -62,7 +64,7 @@ class Store:
 
     def open(self, resume: bool) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a" if resume else "w", encoding="utf-8")
+        self._fh = open_for_writing(self.path, "a" if resume else "w")
 
     def write(self, record: dict) -> None:
         self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")

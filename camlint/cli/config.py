@@ -97,7 +97,10 @@ class Config:
             rel = os.path.relpath(Path(path).resolve(), base or self.base())
         except ValueError:
             return None
-        return None if rel == ".." or rel.startswith(".." + os.sep) else Path(rel).as_posix()
+        if rel == ".." or rel.startswith(".." + os.sep):
+            return None
+        # a name that is not UTF-8 (bytes kept as surrogates) cannot reach the UTF-8 matcher as is
+        return Path(rel).as_posix().encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
     def ignored_in(self, rule, file: str) -> bool:
         table = {**self.per_file_ignores, **self.extend_per_file_ignores}
@@ -164,6 +167,36 @@ def _read_text(path: Path) -> str:
         raise InputError(f"configuration file is not UTF-8 (byte 0x{raw[exc.start]:02x})", str(path), line, 1) from None
 
 
+MAX_TOML_DEPTH = 32
+
+
+def _too_deep(text: str) -> int:
+    """The line where `[` / `{` outside strings and comments nest over MAX_TOML_DEPTH (0: never)."""
+    depth, line, quote, i = 0, 1, "", 0
+    while i < len(text):
+        c = text[i]
+        if c == "\n":
+            line += 1
+        elif quote:
+            if c == "\\" and quote == '"':
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == "#":
+            nl = text.find("\n", i)
+            i = len(text) if nl < 0 else nl - 1
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                return line
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return 0
+
+
 def _read(path: Path) -> dict | None:
     """The camlint table of a configuration file (None: a pyproject.toml without [tool.camlint])."""
     text = _read_text(path)
@@ -178,10 +211,16 @@ def _read(path: Path) -> dict | None:
         if isinstance(data, dict) and "camlint" in data:
             data = data["camlint"] if data["camlint"] is not None else {}
     else:
+        deep = _too_deep(text)
+        if deep:      # tomllib recurses once per level: a RecursionError, not a message, past ~300
+            raise InputError(f"bad configuration: arrays or tables nested over {MAX_TOML_DEPTH} deep",
+                             str(path), deep, 1)
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"bad configuration: {exc}", str(path)) from None
+        except RecursionError:
+            raise InputError("bad configuration: nested too deep", str(path)) from None
         if path.name == "pyproject.toml":
             tool = data.get("tool", {})
             data = tool.get("camlint") if isinstance(tool, dict) else None

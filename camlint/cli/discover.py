@@ -57,6 +57,9 @@ def linked_specs(tex: Path) -> set[Path]:
     return {(tex.parent / m.group(1)).resolve() for m in _LINK.finditer(_head(tex, _LINK_SCAN_BYTES))}
 
 
+MAX_FOLDER_DEPTH = 64
+
+
 def documents_in(folder: Path, config=None, named=(), skipped: list | None = None) -> list[Path]:
     """Main .tex files and camspecs below `folder`, minus what the configuration excludes.
 
@@ -70,6 +73,9 @@ def documents_in(folder: Path, config=None, named=(), skipped: list | None = Non
     top = folder.resolve()
     tex, data, other = [], [], []
     for root, dirs, files in os.walk(folder):
+        if len(Path(root).relative_to(folder).parts) >= MAX_FOLDER_DEPTH:    # os.walk recurses per level
+            skipped.extend((Path(root) / d, f"more than {MAX_FOLDER_DEPTH} folders deep; not read") for d in dirs)
+            dirs[:] = []
         for d in sorted(dirs):
             if (Path(root) / d).is_symlink():
                 skipped.append((Path(root) / d, "a link to a folder; not followed"))
@@ -112,8 +118,11 @@ def documents_in(folder: Path, config=None, named=(), skipped: list | None = Non
 def _unreadable(p: Path, top: Path) -> str:
     """Why a candidate file is not read at all ('' when it can be)."""
     from camlint.inputs.latex.source import MAX_FILE_BYTES
+    from camlint.safety.paths import utf8_name
     from camlint.safety.safeio import inside
 
+    if not utf8_name(p):
+        return "its name is not UTF-8; not read (rename it)"
     try:
         if p.is_symlink() and not inside(p.resolve(), top):
             return "a link to a file outside the folder; not read"

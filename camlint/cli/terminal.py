@@ -28,9 +28,11 @@ def use_color(choice: str | None = "auto", stream=None, to_file: bool = False) -
     return not to_file and bool(getattr(stream, "isatty", lambda: False)())
 
 
-def check_writable(output: str | Path) -> None:
-    """Raise InputError now, before any work, when a report could not be written to `output`."""
+def check_writable(output: str | Path, inputs=()) -> None:
+    """Raise InputError now, before any work, when a report could not be written to `output`, or
+    would replace one of `inputs` (the files named on the command line: a PATH, --spec, --config)."""
     p = Path(output)
+    refuse_input(p, inputs)
     if p.is_symlink():
         raise InputError("cannot write the output: it is a symbolic link, and camlint never writes through "
                          "a link", str(p))
@@ -41,6 +43,17 @@ def check_writable(output: str | Path) -> None:
         raise InputError(f"cannot write the output: folder {parent} does not exist", str(p))
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise InputError("cannot write the output: permission denied", str(p))
+
+
+def refuse_input(output: Path, inputs) -> None:
+    """An output that is one of `inputs` (the same file by any name or link) would destroy it."""
+    for src in inputs:
+        try:
+            same = src is not None and str(src) != "-" and os.path.samefile(output, src)
+        except (OSError, ValueError):
+            same = False
+        if same:
+            raise InputError(f"cannot write the output over {src}, an input of this command", str(output))
 
 
 class StdinDocument:

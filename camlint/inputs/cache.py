@@ -105,22 +105,38 @@ def _sha(text: str) -> str:
 
 
 def _secret(folder: Path) -> bytes | None:
-    """The per-user HMAC key of the cache (made on first use); None when it cannot be had."""
-    from camlint.safety.safeio import read_regular
-
+    """The per-user HMAC key of the cache (made on first use); None when it cannot be had, or
+    cannot be trusted: a key that is a link, or that someone else owns or may read or write (a
+    shared /tmp cache, a key planted by another user). Only the key matters: without it no entry
+    can be signed, so a folder others may write into can lose entries, never forge them."""
     path = folder / "hmac.key"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(os.urandom(32))
         except FileExistsError:
             pass
-        key = read_regular(path, 64, "cache key")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not _private(os.fstat(fh.fileno())):
+                return None
+            key = fh.read(33)
         return key if len(key) == 32 else None
     except (OSError, ValueError):
         return None
+
+
+def _private(st: os.stat_result) -> bool:
+    """A regular file owned by this user that no one else may read or write."""
+    import stat
+
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    if not hasattr(os, "geteuid"):       # Windows: the user's profile folder is private already
+        return True
+    return st.st_uid == os.geteuid() and not st.st_mode & 0o077
 
 
 def _checksum(secret: bytes | None, key: str, entry: list) -> str:

@@ -52,7 +52,9 @@ def check_declared_file_missing(a):
         for path, rel, _ in _declared_files(src):
             target = _resolve(src, rel)
             line, col = src.position(path)
-            if target is None:
+            if "\0" in rel:
+                yield Hit(f"{rel!r} holds a NUL byte, which no file name can; it is not read", src.file, line, col)
+            elif target is None:
                 yield Hit(f"{rel} is outside the spec's folder; it is not read", src.file, line, col)
             elif not target.is_file():
                 yield Hit(f"{rel} does not exist (paths resolve against the spec's folder)", src.file, line, col)

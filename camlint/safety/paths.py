@@ -26,12 +26,35 @@ def inside(path: Path, root: Path) -> bool:
 def resolved_inside(path: Path, root: Path) -> Path | None:
     """`path` with every link followed, or None when that leaves the folder `root`.
 
-    Raises LinkLoop when the links loop (Python 3.11 raises RuntimeError there, later ones OSError)."""
+    Raises LinkLoop when the links loop (Python 3.11 raises RuntimeError there, later ones OSError).
+    A name no file can have (a NUL byte, from a spec's "\\0" escape; a name over the system's
+    limits, on which a later is_file() raises) lies nowhere: None."""
+    if "\0" in str(path):
+        return None
     try:
         target, root = Path(path).resolve(), Path(root).resolve()
     except (OSError, RuntimeError):
         raise LinkLoop(path) from None
+    if not _nameable(target):
+        return None
     return target if inside(target, root) else None
+
+
+NAME_MAX, PATH_MAX = 255, 4096     # bytes, as on Linux and macOS
+
+
+def _nameable(path: Path) -> bool:
+    return len(os.fsencode(str(path))) < PATH_MAX and all(len(os.fsencode(p)) <= NAME_MAX for p in path.parts)
+
+
+def utf8_name(path) -> bool:
+    """Whether the path is UTF-8 text: a name of other bytes comes back from the OS as lone
+    surrogates that no report, cache key or JSON file can encode, so such a file is not read."""
+    try:
+        str(path).encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def display_path(path: Path) -> str:

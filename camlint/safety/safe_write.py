@@ -38,3 +38,30 @@ def write_atomic(path: Path, data: bytes | str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def open_for_writing(path: Path, mode: str = "w", newline: str | None = None):
+    """A file opened to write a stream into ("w", "a", or "r+b"), never through a link (O_NOFOLLOW),
+    never a FIFO or device, never a file with another name elsewhere (a hard link): an output
+    folder may hold what a submission planted there. Raises UnsafeTarget (nothing changed)."""
+    import stat
+
+    flags = os.O_RDWR if mode == "r+b" else os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else 0)
+    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise UnsafeTarget(f"{path} is a symbolic link; camlint never writes through a link") from None
+        if exc.errno == getattr(__import__("errno"), "ENXIO", None):     # a FIFO nobody reads
+            raise UnsafeTarget(f"{path} exists and is not a regular file") from None
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        os.close(fd)
+        raise UnsafeTarget(f"{path} is not a regular file of its own (a device, FIFO or hard link); not written")
+    if mode == "w":
+        os.ftruncate(fd, 0)      # only now that it is known to be ours
+    if mode == "r+b":
+        return os.fdopen(fd, "rb+")
+    return os.fdopen(fd, mode, encoding="utf-8", newline=newline)

@@ -25,6 +25,9 @@ def printable(text: str) -> str:
     text = str(text)
     if text.isprintable():
         return text
+    # a file name that is not UTF-8 reaches here with its bytes as lone surrogates, which no
+    # stream can print: each becomes U+FFFD
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     return _CONTROL.sub(lambda m: " " if m.group() in "\n\r" else "", _SEQUENCE.sub("", text))
 
 

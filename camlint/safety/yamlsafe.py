@@ -74,6 +74,9 @@ def _construct_scalar(event: yaml.ScalarEvent) -> object:
             tag = "tag:yaml.org,2002:str"
         else:
             tag = yaml.SafeLoader.resolve(yaml.SafeLoader, yaml.ScalarNode, event.value, event.implicit)
+    if tag == "tag:yaml.org,2002:merge":    # `<<: *anchor` copies a mapping in: aliases are counted, merges are not
+        raise YAMLInputError("merge keys (<<) are not allowed: write the keys out",
+                             event.start_mark.line + 1, event.start_mark.column + 1)
     if tag in (f"tag:yaml.org,2002:{t}" for t in ("int", "float")) and len(event.value) > MAX_NUMBER_CHARS:
         raise YAMLInputError(f"a number of {len(event.value)} digits is too long (at most {MAX_NUMBER_CHARS} characters)",
                              event.start_mark.line + 1, event.start_mark.column + 1)

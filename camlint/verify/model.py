@@ -5,7 +5,7 @@ from pathlib import Path
 
 import torch
 
-from camlint.verify.budget import size_problem
+from camlint.verify.budget import inputs_per_pass, size_problem
 from camlint.verify.modelargs import arch_problem, kwargs_problems, weights_problem
 from camlint.verify.spec import ModelSpec, SpecError
 from camlint.rules.artifacts import file_sha256 as sha256_of  # one hashing helper
@@ -102,3 +102,9 @@ def build_model(spec: ModelSpec) -> tuple[torch.nn.Module, str]:
         raise SpecError([f"model: {spec.arch} with {kwargs.get('img_size', 'its')} input size has no patches "
                          f"(a {tuple(grid)} grid); the image must be at least one patch"])
     return model.eval(), source
+
+
+def batch_size(spec: ModelSpec, most: int, passes: int = 1) -> int:
+    """Inputs per forward/backward pass for this model: at most `most`, within the memory budget
+    (`passes`: how many such passes are alive at once)."""
+    return inputs_per_pass(*create_args(spec), most, passes)

@@ -14,7 +14,7 @@ from camlint.core.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import comparison_figure, load_input, overlay, preprocessing_config
-from camlint.verify.model import build_model, sha256_of
+from camlint.verify.model import batch_size, build_model, sha256_of
 from camlint.rules.registry import BY_CODE
 from camlint.rules.verify import (DEGENERATE_MAP, MAP_NOT_REPRODUCED, NONDETERMINISTIC_RUN,
                                   TOLERANCE_ACCEPTS_CONSTANT, finding)
@@ -207,7 +207,8 @@ def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, 
     stems = plan_maps_out(maps_out, run.spec, declared)
     results, forced = [], set()
     total = len(run.spec.inputs)
-    for batch in input_batches(total, repeat):
+    size = batch_size(run.spec.model, BATCH_MAX, passes=2 if repeat else 1)    # a repeat keeps both passes
+    for batch in input_batches(total, repeat, size):
         names = run.spec.inputs[batch[0]].name if len(batch) == 1 else f"{len(batch)} inputs in one batch"
         progress(f"input {batch[0] + 1}{'' if len(batch) == 1 else f'-{batch[-1] + 1}'}/{total} {names}: "
                  "forward and backward passes")
@@ -227,16 +228,17 @@ def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, 
 BATCH_MAX = 8
 
 
-def input_batches(total: int, repeat: bool) -> list[list[int]]:
+def input_batches(total: int, repeat: bool, size: int = BATCH_MAX) -> list[list[int]]:
     """Input indices per pass: the first alone (its determinism check repeats only it), the others
-    in batches of at most BATCH_MAX."""
+    in batches of at most `size`."""
     rest = list(range(1, total))
-    return [[0]] + [rest[i:i + BATCH_MAX] for i in range(0, len(rest), BATCH_MAX)] if total else []
+    return [[0]] + [rest[i:i + size] for i in range(0, len(rest), size)] if total else []
 
 
 def verify_inputs(run: Run, ns: list[int], twice: bool) -> list[tuple[InputResult, object]]:
     """verify_input for inputs `ns`, their maps computed in one pass per input shape."""
-    loaded = [load_input(run.spec.inputs[n], run.pre) for n in ns]
+    got = load_inputs_at(run.spec_path, run.loaded, run.spec, ns, run.pre)
+    loaded = [got[n] for n in ns]
     out = {}
     for group in same_shape_groups(ns, [x for x, _ in loaded]):
         xs = torch.stack([loaded[ns.index(n)][0] for n in group]).to(device=run.device, dtype=run.dtype)
@@ -247,6 +249,19 @@ def verify_inputs(run: Run, ns: list[int], twice: bool) -> list[tuple[InputResul
             diff = float((final - again[k][1]).abs().max()) if twice else None
             out[n] = verify_input(run, n, raw, final, ps, loaded[ns.index(n)][1], diff)
     return [out[n] for n in ns]
+
+
+def load_inputs_at(spec_path: Path, loaded, spec: ExecSpec, ns: list[int], pre: dict) -> dict:
+    """load_input for inputs `ns`; a file that cannot be read is named at its input's spec line."""
+    out = {}
+    for n in ns:
+        try:
+            out[n] = load_input(spec.inputs[n], pre)
+        except SpecError as exc:
+            kind = "image" if spec.inputs[n].image is not None else "tensor"
+            messages = [m if m.startswith("model.") else f"inputs[{n}].{kind}: {m}" for m in exc.messages]
+            raise SpecError(with_lines(messages, loaded, str(spec_path))) from None
+    return out
 
 
 def same_shape_groups(ns: list[int], xs: list) -> list[list[int]]:

@@ -21,7 +21,7 @@ from camlint.core import items
 from camlint.core.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
-from camlint.verify.images import load_input, preprocessing_config
+from camlint.verify.images import preprocessing_config
 from camlint.verify.spec import Procedure, SpecError, procedure_from
 from camlint.verify.sweep_report import refuse_overwrites, sweep_findings
 
@@ -204,10 +204,11 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
           maps_out: Path | None = None, output: Path | None = None, batch_max: int | None = None) -> SweepResult:
     """`out`, `maps_out`, `output` (-o): where the caller will write, checked here before any work
     (writable, and never over a file the spec declares); `batch_max`: inputs per forward/backward
-    pass (default verify's BATCH_MAX; 1: one input at a time)."""
+    pass (default verify's BATCH_MAX; 1: one input at a time), fewer where the memory budget says."""
     import torch
 
-    from camlint.verify.run import BATCH_MAX, build_model_at, pick_device, writable_folder
+    from camlint.verify.model import batch_size
+    from camlint.verify.run import BATCH_MAX, build_model_at, load_inputs_at, pick_device, writable_folder
 
     progress = progress or (lambda _text: None)
     writable_folder(out, "--out")
@@ -221,12 +222,13 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
     model, _ = build_model_at(spec_path, loaded, spec)
     model = model.to(device=dev, dtype=dtype)
     pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
-    acc, total, size = _Agreement(), len(spec.inputs), batch_max or BATCH_MAX
+    acc, total, size = _Agreement(), len(spec.inputs), batch_size(spec.model, batch_max or BATCH_MAX)
     for first in range(0, total, size):
         ns = list(range(first, min(total, first + size)))
         progress(f"input{'s' if len(ns) > 1 else ''} {first + 1}{f'-{ns[-1] + 1}' if len(ns) > 1 else ''}/{total}: "
                  f"{len(result.variants)} procedures, one forward and backward pass")
-        for n, ps, picture in _passes(model, spec, pre, ns, result.variants, dev, dtype):
+        got = load_inputs_at(spec_path, loaded, spec, ns, pre)
+        for n, ps, picture in _passes(model, spec, got, ns, result.variants, dev, dtype):
             _add_input(result, acc, spec, spec.inputs[n], ps, picture)
     _summarise(result, acc, agree)
     result.findings = sweep_findings(result, loaded)
@@ -251,14 +253,13 @@ def _plan(spec_path: Path, space: dict, cap: int, force: bool):
     return loaded, spec, result
 
 
-def _passes(model, spec, pre, ns: list[int], variants: list[Variant], dev, dtype):
+def _passes(model, spec, loaded: dict, ns: list[int], variants: list[Variant], dev, dtype):
     """(input index, its pass, its picture) for inputs `ns`, in order: one forward pass and one
     backward pass per target kind for all inputs of one shape, each input with its own class."""
     import torch
 
     from camlint.verify.run import same_shape_groups
 
-    loaded = {n: load_input(spec.inputs[n], pre) for n in ns}
     passes = {}
     for group in same_shape_groups(ns, [loaded[n][0] for n in ns]):
         if spec.runtime.get("seed") is not None:

@@ -13,6 +13,8 @@ from camlint.cli.commands.common import EXIT_INPUT, EXIT_OK
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--manifest", type=click.Path(path_type=Path, dir_okay=False),
               help="CSV of papers: a path column (relative to the CSV), optional id, venue, year, title.")
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="Folder the manifest's rows must lie in (default: the manifest's folder).")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=Path("camlint-audit"),
               show_default=True, help="Folder for papers.jsonl, summary.json/.md, report.html and the CSVs.")
 @click.option("--truth", type=click.Path(path_type=Path, dir_okay=False),
@@ -25,19 +27,20 @@ from camlint.cli.commands.common import EXIT_INPUT, EXIT_OK
 @click.option("--resume", is_flag=True, help="Continue the run in --out, skipping papers already recorded.")
 @click.option("--force", is_flag=True, help="Start over, replacing the run in --out.")
 @click.option("--progress/--no-progress", default=None, help="Progress line on stderr (default: on a terminal).")
-def audit(paths, manifest, out_dir, truth, jobs, scheduler, chunk, timeout, resume, force, progress):
+def audit(paths, manifest, root, out_dir, truth, jobs, scheduler, chunk, timeout, resume, force, progress):
     """The reporting audit of many papers: per-paper JSONL, summary, Markdown, HTML and CSV."""
     from camlint.core.errors import InputError
+    from camlint.safety.safe_write import UnsafeTarget
 
-    if bool(paths) == bool(manifest):
-        click.echo("camlint: give either PATH... or --manifest FILE", err=True)
+    if bool(paths) == bool(manifest) or (root and not manifest):
+        click.echo("camlint: give either PATH... or --manifest FILE (--root goes with --manifest)", err=True)
         sys.exit(EXIT_INPUT)
     from camlint.audit import papers as P
     from camlint.audit.command import AuditOptions, render_text, run_audit
 
     try:
         if manifest:
-            found, errors = P.read_manifest(manifest), []
+            found, errors = P.read_manifest(manifest, root)
         else:
             found, errors = P.papers_from_paths(list(paths))
         for err in errors:
@@ -55,7 +58,7 @@ def audit(paths, manifest, out_dir, truth, jobs, scheduler, chunk, timeout, resu
         click.echo(f"camlint: --scheduler needs dask.distributed ({exc.name} is missing): "
                    "pip install 'camlint[audit]'", err=True)
         sys.exit(EXIT_INPUT)
-    except OSError as exc:      # e.g. no Dask scheduler at that address, an output folder not writable
+    except (OSError, UnsafeTarget) as exc:   # no Dask scheduler there, an output not writable or a link
         click.echo(f"camlint: {exc}", err=True)
         sys.exit(EXIT_INPUT)
     click.echo(render_text(result), nl=False)

@@ -74,7 +74,7 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
             if output:
                 from camlint.cli.terminal import check_writable
 
-                check_writable(output)
+                check_writable(output, (*paths, spec, config_file))
             from camlint.cli.terminal import StdinDocument
 
             with StdinDocument(paths, stdin_filename) as (files, displays):
@@ -109,6 +109,14 @@ def _report(result, output, color, quiet: bool, statistics: bool) -> None:
         text = render(fmt, result.reports, result.errors, color=color, quiet=quiet, fail_on=result.fail_on)
     else:
         text = ""
+    if output:      # a document found in a named folder is an input too
+        from camlint.cli.terminal import refuse_input
+        from camlint.core.errors import InputError
+
+        try:
+            refuse_input(Path(output), [r.path for r in result.reports])
+        except InputError as exc:
+            usage_error(exc)
     emit(text, output, color)
     for err in result.errors:
         click.echo(f"camlint: {err}", err=True)
@@ -147,7 +155,7 @@ def checklist(paths, fmt, spec, output):
 
     try:
         if output:
-            check_writable(output)
+            check_writable(output, (*paths, spec))
     except InputError as exc:
         usage_error(exc)
     reports = [r for p in paths for r in single_report(p, spec)]
@@ -164,10 +172,14 @@ def init(path, output, force):
     from camlint.cli.init import template
     from camlint.safety.safe_write import UnsafeTarget, refuse_link, write_atomic
 
+    from camlint.cli.terminal import refuse_input
+    from camlint.core.errors import InputError
+
     try:
         if output is not None:
             refuse_link(output)
-    except UnsafeTarget as exc:
+            refuse_input(output, (path,))
+    except (UnsafeTarget, InputError) as exc:
         click.echo(f"camlint: {exc}", err=True)
         sys.exit(EXIT_INPUT)
     if output is not None and output.exists() and not force:
