@@ -9,6 +9,7 @@ class, so a faithful map should point at its box. The model is a ViT with a [CLS
     python examples/testbed/make_testbed.py            # train, then write everything below
     python examples/testbed/make_testbed.py --check    # only report the test accuracy
     python examples/testbed/make_testbed.py --reuse-weights   # all but the weights, from the committed ones
+    python examples/testbed/make_testbed.py --further DIR     # the 32 further images (seed 2025) in DIR
 
 Writes: weights/vit_testbed.safetensors (+ .sha256), images/*.png, boxes in testbed.yaml (a
 complete camspec of the documented recipe) and maps/*.npy, the maps camlint verify computes.
@@ -189,6 +190,29 @@ def write_maps() -> None:
           f"chance level {np.mean([p['pointing_chance'] for p in patch]):.2f}")
 
 
+FURTHER_IMAGES, FURTHER_SEED = 32, 2025     # the images the documented recipe was chosen on
+
+
+def write_further(folder: Path) -> None:
+    """The further images (not the test images) in folder: further.yaml, the documented recipe
+    over them (no artifacts), with a copy of the committed weights, for camlint verify and sweep."""
+    import shutil
+
+    (folder / "weights").mkdir(parents=True, exist_ok=True)
+    (folder / "images").mkdir(exist_ok=True)
+    shutil.copy(HERE / "weights" / "vit_testbed.safetensors", folder / "weights")
+    rng = np.random.default_rng(FURTHER_SEED)
+    lines = [f"# The documented recipe over {FURTHER_IMAGES} further images (seed {FURTHER_SEED}; make_testbed.py --further).",
+             *(HERE / "testbed.yaml").read_text().split("inputs:")[0].splitlines()[1:], "inputs:"]
+    for i in range(FURTHER_IMAGES):
+        arr, label, box = sample(rng, label=i % len(CLASSES))
+        name = f"{CLASSES[label]}_{i}"
+        Image.fromarray(arr).save(folder / "images" / f"{name}.png")
+        lines.append(f"  - {{image: images/{name}.png, class: {label}, box: [{box[0]}, {box[1]}, {box[2]}, {box[3]}]}}")
+    lines.append(f"tolerance: {{max_abs: 1.0e-4, pearson: 0.9999, pointing_px: {POINTING_PX}}}")
+    (folder / "further.yaml").write_text("\n".join(lines) + "\n")
+
+
 OPEN_KEYS = ("location:", "target:", "tokens:")
 
 
@@ -272,9 +296,14 @@ if __name__ == "__main__":
     ap.add_argument("--check", action="store_true", help="train and report accuracy only")
     ap.add_argument("--reuse-weights", action="store_true",
                     help="skip training: rewrite everything else from the committed weights")
+    ap.add_argument("--further", type=Path, metavar="DIR",
+                    help=f"only write {FURTHER_IMAGES} further images (seed {FURTHER_SEED}) and further.yaml into DIR")
     ap.add_argument("--figures-only", action="store_true",
                     help="only rewrite testbed-open.yaml, sweep-grid.png and demo.png from the committed files")
     args = ap.parse_args()
+    if args.further:
+        write_further(args.further)
+        raise SystemExit(0)
     if args.figures_only:
         write_figures()
         raise SystemExit(0)
