@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 
 from camlint.core import items
 from camlint.core.wording import vocabulary_data, vocabulary_text
+from camlint.extract.literals import compile_filtered
 
 FLAGS = 0   # patterns are lower case and run on lower-cased text: much faster than re.I
 
 
 def _rx(pattern: str) -> re.Pattern:
-    return re.compile(pattern, FLAGS)
+    return compile_filtered(pattern, FLAGS)   # skips text without a word every match spells out
 
 
 def _any(patterns) -> re.Pattern:
