@@ -75,3 +75,18 @@ def test_every_vocabulary_pattern_answers_as_unfiltered():
             got, want = f.search(line), plain.search(line)
             assert (got and (got.span(), got.groups())) == (want and (want.span(), want.groups())), f.pattern
             assert f.sub("#", line) == plain.sub("#", line), f.pattern
+
+
+def test_any_of_says_what_the_union_of_its_patterns_says():
+    """any_entry runs only the entries whose literals a line holds: found exactly where the union
+    of every entry pattern of the key finds something."""
+    text, lines = _texts()
+    v = vocabulary()
+    found = 0
+    for key, entries in v.entries.items():
+        union = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[a-z_]+>', '(?:', rx.pattern)})"
+                                    for e in entries for rx in e.patterns))
+        for line in lines:
+            assert bool(v.any_entry[key].search(line)) == bool(union.search(line)), (key, line)
+            found += bool(union.search(line))
+    assert found > 20
