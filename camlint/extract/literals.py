@@ -58,17 +58,17 @@ def _sequence(items) -> tuple[set[str] | None, set[str] | None]:
         if tail:
             run, tail = _joined(run, "".join(tail)), []
         exact, required = _node(op, av)
+        if required:
+            candidates.append(required)  # every match holds the node's own literals too
         if exact is not None and len(run) * len(exact) <= MAX_VARIANTS:
+            if len(exact) > 1:
+                candidates.append(run)   # 'whisper' may test as well as its twelve spellings
             run = {a + b for a in run for b in exact}
             continue
         candidates.append(run)
         whole = False
-        if exact is not None and len(exact) <= MAX_VARIANTS:   # too many to join: a new run
-            run = set(exact)
-            continue
-        run = {""}
-        if required:
-            candidates.append(required)
+        # too many spellings to join: a new run
+        run = set(exact) if exact is not None and len(exact) <= MAX_VARIANTS else {""}
     if tail:
         run = _joined(run, "".join(tail))
     candidates.append(run)
