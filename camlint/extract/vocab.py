@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 
 from camlint.core import items
 from camlint.core.wording import vocabulary_data, vocabulary_text
+from camlint.extract.literals import AnyOf, compile_filtered
 
 FLAGS = 0   # patterns are lower case and run on lower-cased text: much faster than re.I
 
 
 def _rx(pattern: str) -> re.Pattern:
-    return re.compile(pattern, FLAGS)
+    return compile_filtered(pattern, FLAGS)   # skips text without a word every match spells out
 
 
 def _any(patterns) -> re.Pattern:
@@ -69,7 +70,7 @@ class Vocabulary:
     phrase_lists: dict[str, list[re.Pattern]] = field(default_factory=dict)   # the same, one by one, in order
     tables: dict = field(default_factory=dict)     # word -> number tables and word lists
     entries: dict[str, list[Entry]] = field(default_factory=dict)
-    any_entry: dict[str, re.Pattern] = field(default_factory=dict)   # quick reject per key
+    any_entry: dict[str, AnyOf] = field(default_factory=dict)   # quick reject per key
     model: dict = field(default_factory=dict)
     implementation: dict = field(default_factory=dict)
     digest: str = ""
@@ -138,8 +139,7 @@ def vocabulary() -> Vocabulary:
     )
     for key in (i.key for i in items.items() if i.phrases):
         v.entries[key] = _entries(key, raw[key])
-        v.any_entry[key] = _any([re.sub(r"\(\?P<\w+>", "(?:", rx.pattern)
-                                 for e in v.entries[key] for rx in e.patterns])
+        v.any_entry[key] = AnyOf([rx for e in v.entries[key] for rx in e.patterns])
     m = raw["model"]
     # weights patterns run one by one: a union would let an early, vaguer match hide a precise one
     v.model = {"arch": _any(m["arch"]), "weights_ids": [_rx(p) for p in m["weights_ids"]],
