@@ -178,8 +178,9 @@ We explain a DeiT-S (\texttt{deit\_small\_patch16\_224}) at $224\times224$ with 
     first = _codes(tmp_path, intro + "We keep the class token, since removing it blurred the maps, and "
                                       "the 197 tokens are reshaped to a $14\\times14$ grid.")
     assert "CAM212" in first or "CAM201" in first
-    second = _codes(tmp_path / "two", intro + "The class token is retained rather than dropped, and all "
-                                              "197 tokens are laid out on a $14\\times14$ grid.")
+    second = _codes(tmp_path / "two", intro + "The class token stays in the sequence, because removing it "
+                                              "made the maps noisier, and the 197 tokens are reshaped to a "
+                                              "$14\\times14$ grid.")
     assert "CAM212" in second or "CAM201" in second
     dropped = _codes(tmp_path / "dropped", intro + "The class token is dropped from the 197 tokens and "
                                                    "the rest are reshaped to a $14\\times14$ grid.")

@@ -169,9 +169,13 @@ def _fits(n: int, cells: int, prefix: int, qualifier: str, low: str, kept: bool 
         and bool(_DROP.search(low))
 
 
+_STAYS = re.compile(r"\b(?:class|\[cls\]|cls) token\b[^.;]{0,20}?\b(?:stays?|remains?) in\b")
+
+
 def _keeps_prefix(a, s) -> bool:
     """The sentence says the class (or another prefix) token is kept in the sequence."""
-    return any(m.sentence is s and m.value == "kept" for m in a.prose.mentions.get("tokens", []))
+    return bool(_STAYS.search(s.low)) or any(m.sentence is s and m.value == "kept"
+                                            for m in a.prose.mentions.get("tokens", []))
 
 
 def _architecture_cells(a) -> set[int]:
