@@ -142,3 +142,83 @@ Grad-CAM maps are computed on the last block.
 The gradient hook sits on
 \texttt{blocks[-1].norm2}.""", "location")
     assert location["value"] == "F4" and location["evidence"][0]["line"] == 9, location
+
+
+# --- features taken at a block, stated against the camspec (CAM211) ---------------------------
+
+def _camspec(layer: str) -> str:
+    return "\\begin{camspec}\nmethod: Grad-CAM\nlayer: " + layer + "\n\\end{camspec}\n"
+
+
+def test_features_read_at_a_counted_last_block_conflict_with_another_camspec_block(tmp_path):
+    # the prose says the last of 24 blocks in words that speak of the features, not of "maps"
+    first = _codes(tmp_path, r"""\section{Grad-CAM on the encoder}
+Our model is a ViT-L/16 (\texttt{vit\_large\_patch16\_224}) fine-tuned on sonar tiles.
+We read the token features at the output of the last encoder block (block 24 of 24).
+""" + _camspec("blocks[17]"))
+    assert "CAM211" in first
+    second = _codes(tmp_path / "two", r"""\section{Grad-CAM on the encoder}
+Our model is a ViT-L/16 (\texttt{vit\_large\_patch16\_224}) fine-tuned on sonar tiles.
+We use the patch features produced by the final block (block 24 of 24) of the encoder.
+""" + _camspec("blocks[12]"))
+    assert "CAM211" in second
+    agree = _codes(tmp_path / "agree", r"""\section{Grad-CAM on the encoder}
+Our model is a ViT-L/16 (\texttt{vit\_large\_patch16\_224}) fine-tuned on sonar tiles.
+We read the token features at the output of the last encoder block (block 24 of 24).
+""" + _camspec("blocks[23]"))
+    assert "CAM211" not in agree
+
+
+# --- a kept class token, its removal named only as the alternative (CAM212) --------------------
+
+def test_a_kept_class_token_with_its_removal_named_as_the_alternative_does_not_fit_the_grid(tmp_path):
+    intro = r"""\section{Grad-CAM}
+We explain a DeiT-S (\texttt{deit\_small\_patch16\_224}) at $224\times224$ with Grad-CAM at its last block.
+"""
+    first = _codes(tmp_path, intro + "We keep the class token, since removing it blurred the maps, and "
+                                      "the 197 tokens are reshaped to a $14\\times14$ grid.")
+    assert "CAM212" in first or "CAM201" in first
+    second = _codes(tmp_path / "two", intro + "The class token stays in the sequence, because removing it "
+                                              "made the maps noisier, and the 197 tokens are reshaped to a "
+                                              "$14\\times14$ grid.")
+    assert "CAM212" in second or "CAM201" in second
+    dropped = _codes(tmp_path / "dropped", intro + "The class token is dropped from the 197 tokens and "
+                                                   "the rest are reshaped to a $14\\times14$ grid.")
+    assert not {"CAM212", "CAM201"} & dropped
+
+
+# --- a head aggregation named only in a comparison (CAM206) ------------------------------------
+
+def _heads_doc(tmp_path, results: str, method: str = "") -> set[str]:
+    return _codes(tmp_path, r"""\section{Grad-CAM}
+We explain a DeiT-S (\texttt{deit\_small\_patch16\_224}) with Grad-CAM on \texttt{blocks[-1].norm1},
+the LayerNorm before the attention; the class token is dropped before the reshape.
+""" + method + "\n\\section{Results}\n" + results)
+
+
+def test_heads_averaged_by_a_compared_method_say_nothing_of_the_own_location(tmp_path):
+    assert "CAM206" not in _heads_doc(tmp_path, "Our Grad-CAM maps gain 3.2 mIoU points over head-averaged "
+                                                "gradient-weighted attention.")
+    assert "CAM206" not in _heads_doc(tmp_path / "two", "Attention maps averaged over the heads score "
+                                                        "lower on deletion than our Grad-CAM maps.")
+    assert "CAM206" in _heads_doc(tmp_path / "own", "", "The six heads are averaged for our maps.")
+
+
+# --- a classifier that predicts: the model's task, not the class of the map (CAM209) ------------
+
+def _class_doc(tmp_path, closing: str) -> set[str]:
+    return _codes(tmp_path, r"""\section{Grad-CAM}
+We explain a DeiT-S (\texttt{deit\_small\_patch16\_224}) with Grad-CAM at its last block.
+The gradient is taken of the logit of the ground-truth class of each image.
+\section{Conclusion}
+\begin{enumerate}
+\item Grad-CAM maps of the transformer highlight pits and grain boundaries.
+\item """ + closing + "\n\\end{enumerate}")
+
+
+def test_a_classifier_that_predicts_a_property_states_no_target_class(tmp_path):
+    assert "CAM209" not in _class_doc(tmp_path, "A DeiT-S classifier predicts corrosion risk from "
+                                                "optical micrographs.")
+    assert "CAM209" not in _class_doc(tmp_path / "two", "Our classifier predicted pitting density from "
+                                                        "the surface scans.")
+    assert "CAM209" in _class_doc(tmp_path / "figure", "Figure 3 shows the maps for the predicted class.")

@@ -24,7 +24,9 @@ _OTHER_MAPS = re.compile(
     r"|for reference|would|could|previous(?:ly)?|original|prior work|tutorial|default)\b")
 # A prose sentence states the block of the maps only where it speaks of the maps or their hooks.
 _ABOUT_MAPS = re.compile(r"\b(?:maps?|(?:grad-?)?cam\w*|hook\w*|gradients?|saliency|heat ?maps?|explanations?"
-                         r"|target[_ ]layers?|activations?|taken|extracted|computed)\b")
+                         r"|target[_ ]layers?|activations?|taken|extracted|computed)\b"
+                         # "we take the token features at the output of block 24": the features explained
+                         r"|\b(?:we|i) (?:take|took|read|use|used|extract|tap|hook)\b[^.;]{0,40}\bfeatures?\b")
 _AVOIDED = re.compile(r"\b(?:avoid\w*|skip\w*|ignor\w*|not)\b")
 _BLOCK_WORD = re.compile(r"block|layer|encoder|depth|last|final|penultimate")
 
@@ -158,11 +160,22 @@ def _sentence_grids(a) -> dict[int, list[tuple[int, int]]]:
     return out
 
 
-def _fits(n: int, cells: int, prefix: int, qualifier: str, low: str) -> bool:
+def _fits(n: int, cells: int, prefix: int, qualifier: str, low: str, kept: bool = False) -> bool:
     if n == cells:
         return True
-    # the whole sequence, in a sentence that says what is added or dropped
-    return not set(qualifier.split()) & _AFTER_DROP and 0 < n - cells <= prefix and bool(_DROP.search(low))
+    # the whole sequence, in a sentence that says what is added or dropped (not one that keeps
+    # the prefix token and names its removal only as the alternative it declined)
+    return not kept and not set(qualifier.split()) & _AFTER_DROP and 0 < n - cells <= prefix \
+        and bool(_DROP.search(low))
+
+
+_STAYS = re.compile(r"\b(?:class|\[cls\]|cls) token\b[^.;]{0,20}?\b(?:stays?|remains?) in\b")
+
+
+def _keeps_prefix(a, s) -> bool:
+    """The sentence says the class (or another prefix) token is kept in the sequence."""
+    return bool(_STAYS.search(s.low)) or any(m.sentence is s and m.value == "kept"
+                                            for m in a.prose.mentions.get("tokens", []))
 
 
 def _architecture_cells(a) -> set[int]:
@@ -195,7 +208,8 @@ def check_token_count_does_not_fit(a):
         stated = grids.get(id(s), [])
         g = stated[0] if stated else None
         line, col = s.line_col(m.start())
-        if g and not any(_fits(n, r * c, max(prefix, 1), qualifier, s.low) for r, c in stated):
+        kept = _keeps_prefix(a, s)
+        if g and not any(_fits(n, r * c, max(prefix, 1), qualifier, s.low, kept) for r, c in stated):
             yield Hit(f"{n} tokens are placed on a {g[0]} x {g[1]} grid of {g[0] * g[1]} cells",
                       s.unit.file.display, line, col)
             return

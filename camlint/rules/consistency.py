@@ -193,9 +193,27 @@ ATTENTION_LOCATION_WITHOUT_HEADS = Rule(
 )
 
 
+# A sentence that sets the paper's method against another ("improves ... over head-averaged
+# attention", "than", "compared with") speaks of the other method's heads, not its own.
+_VERSUS = re.compile(r"\b(?:improv\w*|outperform\w*|gains?|beats?|surpass\w*)\b[^;]{0,80}?\bover\b|\bthan\b"
+                     r"|\bcompar\w*|\bbaselines?\b|\bagainst\b|\bversus\b|\bvs\.?(?!\w)")
+_OWN_ROLES = ("method", "appendix", "experiments", "other")
+
+
+def _heads_stated(a) -> bool:
+    """The camspec, or an own sentence of the method or experiments that is not a comparison,
+    states how the heads are combined."""
+    if any(F.canonical_single("heads", src.data.get("heads")) for src in a.specs):
+        return True
+    return a.prose is not None and any(
+        not m.vague and m.sentence.section.role in _OWN_ROLES and a.prose.scope.attribution.own(m.sentence)
+        and not _VERSUS.search(m.sentence.low) for m in a.prose.mentions.get("heads", []))
+
+
 def check_heads_for_non_attention(a):
     heads, where = a.values.get("heads"), F.point(a.values.get("location"))
-    if a.uses_cam and F.canonical_single("heads", heads) and where and where not in F.ATTENTION:
+    if a.uses_cam and F.canonical_single("heads", heads) and where and where not in F.ATTENTION \
+            and _heads_stated(a):
         file, line, col = a.where("heads")
         yield Hit(f"a head aggregation is stated, but the location {where} is not an attention matrix",
                   file, line, col)
@@ -242,7 +260,20 @@ def _prose_target(a, slot: str):
     for m in found:
         per_sentence.setdefault(id(m.sentence), set()).add(m.value)
     single = [m for m in found if len(per_sentence[id(m.sentence)]) == 1]   # "X class, the positive class"
+    if slot == "class":
+        return [m for m in single if not _task_prediction(m, cue)]
     return single if slot != "kind" else [m for m in single if cue.search(m.sentence.low)]
+
+
+_PREDICTS = re.compile(r"\bpredict(?:s|ed)?\b")
+_CLASS_WORD = re.compile(r"\b(?:class(?:es)?|labels?|categor(?:y|ies))\b")
+
+
+def _task_prediction(m, cue) -> bool:
+    """"A Swin classifier predicts susceptibility from EBSD maps": the model's task, not the
+    class a map is computed for (the sentence names no class, target or gradient)."""
+    low = m.sentence.low
+    return bool(_PREDICTS.search(m.text.lower())) and not _CLASS_WORD.search(low) and not cue.search(low)
 
 
 def check_conflicting_target_kind(a):
