@@ -67,3 +67,62 @@ def test_settings_printed_as_code_are_read(tmp_path, env, code):
     status, value = _item(doc, "postprocess")
     assert status == "reported" and value["normalize"] == "minmax"
     assert value["upsample"] in ("bilinear", "bicubic")
+
+
+# -- values in words: Score-CAM's weight described, a class predicted "on" the input ---------------
+
+@pytest.mark.parametrize("sentence", [
+    "The weight of channel k is the class probability on the image masked by that channel.",
+    "Each feature map's weight is the target logit obtained when the input is masked with the upsampled map.",
+])
+def test_score_cam_weight_described_per_channel(tmp_path, sentence):
+    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Score-CAM}}\nWe apply Score-CAM. {sentence}\n")
+    assert _item(doc, "weighting") == ("reported", "scorecam")
+
+
+@pytest.mark.parametrize("sentence", [
+    "As target we use the softmax probability of the class predicted on the clean tile.",
+    "A map was generated with Grad-CAM for the diagnosis predicted by the classifier.",
+])
+def test_the_predicted_class_in_a_participle(tmp_path, sentence):
+    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n{sentence}\n")
+    assert doc["checklist"]["target"]["value"]["class"] == "predicted"
+
+
+@pytest.mark.parametrize("sentence", [
+    "We differentiate the raw tumour logit before the sigmoid.",
+    "Gradients are taken of the pre-sigmoid defect score.",
+])
+def test_a_sigmoid_heads_logit_names_its_class(tmp_path, sentence):
+    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\nWe use Grad-CAM. {sentence}\n")
+    assert doc["checklist"]["target"]["value"]["class"] in ("tumour", "defect")
+
+
+# -- numbers and grids: per-block maps averaged, written as a formula ------------------------------
+
+@pytest.mark.parametrize("formula", [r"$M = \frac{1}{2}(M_{10}+M_{11})$", r"$M = (M_{9} + M_{10})/2$"])
+def test_mean_of_block_maps_as_a_formula(tmp_path, formula):
+    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n"
+                         f"Grad-CAM maps $M_b$ are taken at the last two blocks and combined as {formula}.\n")
+    assert doc["checklist"]["layer"]["value"].get("combine") == "mean"
+
+
+# -- postprocess in words; what "available on request" is about ------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Heatmaps were overlaid on the original photograph at its full resolution.",
+    "Maps are displayed at full image resolution as a colour map.",
+])
+def test_full_resolution_display_is_a_vague_upsampling(tmp_path, sentence):
+    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\nWe use Grad-CAM. {sentence}\n")
+    assert doc["checklist"]["postprocess"]["status"] == "partial"
+
+
+@pytest.mark.parametrize("sentence,status", [
+    ("Data splits are available on request.", "missing"),
+    ("The annotations are available upon reasonable request.", "missing"),
+    ("Our code is available on request.", "partial"),
+])
+def test_on_request_names_code_only_when_the_clause_does(tmp_path, sentence, status):
+    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\nWe use Grad-CAM. {sentence}\n")
+    assert doc["checklist"]["implementation"]["status"] == status
