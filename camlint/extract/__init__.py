@@ -188,8 +188,26 @@ def _reading_order(doc: DocumentText):
         elif s.unit.kind != "code":
             yield s
         elif s.unit.raw is None or s.unit.raw.env != "camspec":
-            for m in re.finditer(r"[^\n]*\S[^\n]*", s.unit.text):
-                yield Sentence(s.unit, m.start(), m.end(), m.group(0))
+            yield from _code_statements(s)
+
+
+_CODE_LINE = re.compile(r"[^\n]*\S[^\n]*")
+
+
+def _code_statements(s: Sentence):
+    """A code block's statements, one per line; a call left open at a line's end continues on the
+    next lines (`F.interpolate(cam, size=(224, 224),` / `mode="bilinear")`), up to a few lines."""
+    text, start, depth, lines = s.unit.text, None, 0, 0
+    for m in _CODE_LINE.finditer(text):
+        code = m.group(0).split("#", 1)[0]
+        start = m.start() if start is None else start
+        depth += code.count("(") + code.count("[") - code.count(")") - code.count("]")
+        lines += 1
+        if depth <= 0 or lines >= 6:
+            yield Sentence(s.unit, start, m.end(), text[start:m.end()])
+            start, depth, lines = None, 0, 0
+    if start is not None:
+        yield Sentence(s.unit, start, len(text), text[start:])
 
 
 def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:

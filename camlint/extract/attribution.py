@@ -21,6 +21,7 @@ from camlint.inputs.latex.units import Sentence
 
 OWN, OTHER, CNN, RELATED, EVALUATION = "own", "other", "cnn", "related", "evaluation"
 _SENTENCE_END = re.compile(r"[.!?]\s+")
+_CNN_WORDS = re.compile(r"\bconvolutional\b|\bcnns?\b")
 RELATED_ROLES = frozenset({"related", "introduction", "references", "acknowledgements"})
 
 
@@ -50,7 +51,7 @@ class Attribution:
         if not transformer:
             if self._names_cnn(own_text) or v.baseline_reference.search(own_text) or self._continues_cnn(s):
                 return CNN
-            if s.section.title and v.cnn_section.search(low(s.section.title)):
+            if s.section.title and self._cnn_title(low(s.section.title)):
                 return CNN
         elif s.section.title and v.phrases["compared_section"].search(low(s.section.title)):
             return OTHER     # "Baselines": the compared methods, applied to the same transformer
@@ -61,6 +62,14 @@ class Attribution:
         if s.section.role == "experiments" and v.evaluation.match(text):
             return EVALUATION
         return OWN
+
+    def _cnn_title(self, title: str) -> bool:
+        """A section about a convolutional baseline; "Grad-CAM baseline" (a CAM method named, no CNN)
+        is the paper's own CAM run offered as a baseline, not a CNN."""
+        v = self.vocab
+        if not v.cnn_section.search(title):
+            return False
+        return not v.cam_triggers.search(title) or self._names_cnn(title) or bool(_CNN_WORDS.search(title))
 
     def _names_cnn(self, text: str) -> bool:
         """A CNN that is not a part of the paper's hybrid ("the ResNet-50 stem of the hybrid")."""

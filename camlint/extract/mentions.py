@@ -136,6 +136,9 @@ def _positions(text: str) -> tuple[dict, dict] | None:
     return ({"blocks": sorted(set(blocks), key=lambda b: (b < 0, b))}, {}) if len(set(blocks)) > 1 else None
 
 
+_INPUT_CODE = re.compile(r"\btransforms?\b|\bdata(?:set|loader)?\b|\bx\s*=")
+
+
 def cued(vocab: Vocabulary, cue: str, sentence: Sentence) -> bool:
     """The sentence speaks of what the cue names (the map, the grid, the target), and not of what
     vocabulary.yaml's `not_<cue>` names (Score-CAM's masks are not the map): itself, as a step
@@ -150,6 +153,8 @@ def cued(vocab: Vocabulary, cue: str, sentence: Sentence) -> bool:
         return True     # (mentions are read in CAM scope only: an item there is a step of the procedure)
     if sentence.unit.kind == "row":     # a row of a settings table about the map (in scope)
         return not vocab.phrases["input_row"].search(sentence.low)
+    if sentence.unit.kind == "code":    # a statement of a listing in scope, unless it prepares the input
+        return not (vocab.phrases["input_row"].search(sentence.low) or _INPUT_CODE.search(sentence.low))
     if not vocab.phrases["anaphora"].match(sentence.low):
         return False
     before = sentence.unit.text[max(0, sentence.start - 400):sentence.start]
