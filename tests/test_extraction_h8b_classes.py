@@ -44,3 +44,29 @@ def test_the_quoted_comment_itself_states_no_setting(tmp_path, question):
     assert doc["checklist"]["heads"]["value"] is None or "mean" not in str(doc["checklist"]["heads"]["value"])
     layer = doc["checklist"]["layer"]["value"]
     assert layer is None or "3" not in str(layer), layer
+
+
+# -- values in words: where the clamp acts, told by the verbs of the sentence ------------------------
+
+def _attention_doc(tmp_path, sentence: str) -> dict:
+    return _doc(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Gradient-weighted attention maps}\n"
+                "We explain the ViT-S/16 with Grad-CAM applied to the attention of its last block.\n"
+                + sentence + "\n")
+
+
+@pytest.mark.parametrize("sentence", [
+    "For each head, the attention map is multiplied elementwise by its gradient and clamped at zero; "
+    "the heads are then averaged.",
+    "Each attention matrix is weighted by the gradient of the class score and then rectified, "
+    "after which the twelve heads are averaged.",
+])
+def test_a_product_then_clamped_is_relu_on_products(tmp_path, sentence):
+    assert _item(_attention_doc(tmp_path, sentence), "relu") == ("reported", "on_products")
+
+
+@pytest.mark.parametrize("sentence", [
+    "The gradients are first clipped at zero and only then multiplied with the attention.",
+    "Gradients were also thresholded at 0 before they weight the attention.",
+])
+def test_gradients_first_clamped_is_relu_on_gradients(tmp_path, sentence):
+    assert _item(_attention_doc(tmp_path, sentence), "relu") == ("reported", "on_gradients")
