@@ -70,3 +70,15 @@ def test_a_product_then_clamped_is_relu_on_products(tmp_path, sentence):
 ])
 def test_gradients_first_clamped_is_relu_on_gradients(tmp_path, sentence):
     assert _item(_attention_doc(tmp_path, sentence), "relu") == ("reported", "on_gradients")
+
+
+# -- numbers in words: a position restated in an apposition ------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    r"Maps are computed from the attention of the last, i.e.\ twelfth, residual attention block.",
+    "We read the activations of the final, that is the 12th, encoder layer.",
+])
+def test_a_position_restated_in_an_apposition_is_the_last_block(tmp_path, sentence):
+    doc = _doc(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Grad-CAM maps}\n"
+               "We explain the ViT-S/16 with Grad-CAM. " + sentence + "\n")
+    assert _item(doc, "layer") == ("reported", {"block": -1}), doc["checklist"]["layer"]
