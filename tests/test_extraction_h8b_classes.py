@@ -82,3 +82,18 @@ def test_a_position_restated_in_an_apposition_is_the_last_block(tmp_path, senten
     doc = _doc(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Grad-CAM maps}\n"
                "We explain the ViT-S/16 with Grad-CAM. " + sentence + "\n")
     assert _item(doc, "layer") == ("reported", {"block": -1}), doc["checklist"]["layer"]
+
+
+# -- scope: a pronoun that refers back to the map ("These are ...") carries its post-processing ------
+
+@pytest.mark.parametrize("sentence", [
+    "These are min-max scaled per image and brought to 224 x 224 by bilinear interpolation.",
+    "These were upsampled bilinearly to the 224 x 224 input and min-max normalised per image.",
+])
+def test_these_after_the_map_sentence_is_about_the_map(tmp_path, sentence):
+    doc = _doc(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Grad-CAM maps}\n"
+               "We explain the ViT-S/16 with Grad-CAM; the maps are read at the output of its last block. "
+               + sentence + "\n")
+    status, value = _item(doc, "postprocess")
+    assert status == "reported", doc["checklist"]["postprocess"]
+    assert value["normalize"] == "minmax" and value["upsample"] == "bilinear", value
