@@ -43,7 +43,7 @@ class Attribution:
         if planned(self.vocab, s) or (s.section.title and self.vocab.review_section.search(low(s.section.title))):
             return RELATED
         if s.section.title and v.phrases["reviewer_section"].search(low(s.section.title)) \
-                and v.phrases["reviewer_comment"].match(low(s.unit.text)):
+                and self._in_reviewer_comment(s):
             return OTHER     # a reviewer's numbered comment, quoted in a response letter
         text = s.low
         transformer = bool(v.transformer.search(text))
@@ -70,6 +70,20 @@ class Attribution:
         if not v.cnn_section.search(title):
             return False
         return not v.cam_triggers.search(title) or self._names_cnn(title) or bool(_CNN_WORDS.search(title))
+
+    def _in_reviewer_comment(self, s: Sentence) -> bool:
+        """In a response letter, is the sentence part of a quoted comment ("Q2.1: Which layer ...?")
+        rather than the authors' answer that follows it in the same paragraph ("Response. We ...")?
+        The nearest marker at a sentence start, up to and including this sentence, decides."""
+        comment, answer = self.vocab.phrases["reviewer_comment"], self.vocab.phrases["reviewer_answer"]
+        text = low(s.unit.text[:s.end])
+        starts = [0] + [m.end() for m in _SENTENCE_END.finditer(text)]
+        for start in reversed([p for p in starts if p <= s.start]):
+            if answer.match(text, start):
+                return False
+            if comment.match(text, start):
+                return True
+        return False
 
     def _names_cnn(self, text: str) -> bool:
         """A CNN that is not a part of the paper's hybrid ("the ResNet-50 stem of the hybrid")."""
