@@ -25,7 +25,9 @@ def test_score_meets_the_bar(shared_dir):
 # c09 takes Grad-CAM++ at the block output (F6) of the last block of a [CLS]/distillation-pooled
 # DeiT and drops both prefix tokens: the patch tokens there never reach the logits, so the map is
 # exactly zero. That is a degenerate map (CAM602, predicted), not an inconsistency between statements.
-DEGENERATE = {"c09_rebuttal_deit"}
+# b10 hooks vit.encoder.layer[11].layernorm_after (F4 of the last block) of a [CLS]-pooled
+# HuggingFace ViT: the MLP acts per token, so the patch tokens there never reach the logit either.
+DEGENERATE = {"c09_rebuttal_deit", "b10_doclayout"}
 
 
 def test_inconsistent_manuscripts_get_a_consistency_finding(shared_dir):

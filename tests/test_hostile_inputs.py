@@ -153,15 +153,17 @@ def _bench():
     return mod
 
 
-def test_each_hostile_pattern_costs_about_as_much_as_plain_prose():
-    """At 96 KB the quadratic scans of issue 10 cost 10x-1000x plain prose; linear ones about 1x."""
+def test_each_hostile_pattern_costs_linear_time_in_its_size():
+    """The quadratic scans of issue 10 cost 4x per MB at 4x the size; a linear scan the same per MB.
+    (Compared with itself, not with plain prose: prose got faster with the literal pre-tests, so a
+    ratio to prose measures the vocabulary, not the scan.)"""
     bench = _bench()
     # a run-on sentence of method and model names is content, not markup: every word is extracted
-    # (its bounded multiple is tests/test_attack_hostile.py's); the markup patterns cost about prose
+    # (its bounded multiple is tests/test_attack_hostile.py's)
     scans = [name for name in bench.PATTERNS if not name.startswith("run-on")]
-    per_mb = bench.measure(96 * 1024, scans)
-    ratios = {name: t / per_mb["plain prose"] for name, t in per_mb.items()}
-    assert all(r < 8 for r in ratios.values()), ratios
+    small, large = bench.measure(32 * 1024, scans), bench.measure(128 * 1024, scans)
+    growth = {name: large[name] / small[name] for name in scans}
+    assert all(g < 2.0 for g in growth.values()), growth
 
 
 # -- point 7: findings are capped per rule and file

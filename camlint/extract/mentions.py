@@ -78,7 +78,7 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         return _positions(g["list"])
     if kind == "index_of":     # "layer 11 of 12": counted from one out of the total
         n, total = int(g["n"]), int(g["total"])
-        return ({"block": n - 1}, {}) if 1 <= n <= total else None
+        return ({"block": n - 1}, {"of_total": True}) if 1 <= n <= total else None
     if kind == "last_n":
         word = g["n"].lower()
         n = vocabulary().tables["counts"].get(word) or _int(word)

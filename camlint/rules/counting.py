@@ -33,6 +33,8 @@ def readings(a, m, depth: int) -> frozenset[int] | None:
     n = v["block"]
     if n < 0:
         return frozenset({n + depth})
+    if m.data.get("of_total"):        # "layer 11 of 12": read from one, or from zero as in the
+        return frozenset(b for b in (n, n + 1) if b < depth) or None   # taxonomy's "index 11 of 12"
     if not m.data.get("counted"):
         return frozenset({n}) if n < depth else None
     if _one_based(a, m.sentence):
