@@ -48,6 +48,17 @@ def doc_of(path, **kw) -> dict:
     return data["documents"][0]
 
 
+def lint_tex(tmp_path, body: str, preamble: str = "") -> dict:
+    """`camlint check` on a one-file manuscript made of `body` (and `preamble` before the document)."""
+    text = "\\documentclass{article}\n" + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n"
+    return doc_of(write_project(tmp_path, {"main.tex": text}))
+
+
+def item_of(doc: dict, key: str) -> tuple[str, object]:
+    """(status, value) of one checklist item."""
+    return doc["checklist"][key]["status"], doc["checklist"][key]["value"]
+
+
 def statuses(doc: dict) -> dict:
     return {k: v["status"] for k, v in doc["checklist"].items()}
 

@@ -5,22 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import doc_of, write_project
+from conftest import item_of, lint_tex
 
 MODEL = "We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k) on aerial scenes."
 
 
-def _doc(tmp_path, body: str, preamble: str = "") -> dict:
-    text = "\\documentclass{article}\n" + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n"
-    return doc_of(write_project(tmp_path, {"main.tex": text}))
-
-
 def _cam_doc(tmp_path, cam_text: str) -> dict:
-    return _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n{cam_text}\n")
-
-
-def _item(doc: dict, key: str) -> tuple[str, object]:
-    return doc["checklist"][key]["status"], doc["checklist"][key]["value"]
+    return lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n{cam_text}\n")
 
 
 # -- CAM detection: a variant with no canonical name, reviews, methods compared ---------------------
@@ -30,7 +21,7 @@ def _item(doc: dict, key: str) -> tuple[str, object]:
     "Explanations of the ViT-B/16 are AblationCAM maps taken at its final block.",
 ])
 def test_ablation_cam_is_a_cam_method(tmp_path, sentence):
-    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Explanations}}\n{sentence}\n")
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Explanations}}\n{sentence}\n")
     assert doc["uses_cam_on_transformer"] is True
     assert doc["checklist"]["method"]["status"] == "reported"
 
@@ -42,7 +33,7 @@ def test_ablation_cam_is_a_cam_method(tmp_path, sentence):
 ])
 def test_ablation_cam_weight_described_in_words(tmp_path, sentence):
     doc = _cam_doc(tmp_path, f"We use Ablation-CAM at the last block. {sentence}")
-    assert _item(doc, "weighting") == ("reported", "method_rule")
+    assert item_of(doc, "weighting") == ("reported", "method_rule")
 
 
 @pytest.mark.parametrize("sentence", [
@@ -52,7 +43,7 @@ def test_ablation_cam_weight_described_in_words(tmp_path, sentence):
     "only three.",
 ])
 def test_a_review_whose_own_words_stand_in_another_clause_does_not_use_cam(tmp_path, sentence):
-    doc = _doc(tmp_path, rf"""\title{{Saliency for Vision Transformers in Remote Sensing: a Review}}
+    doc = lint_tex(tmp_path, rf"""\title{{Saliency for Vision Transformers in Remote Sensing: a Review}}
 \maketitle
 \section{{Search}}
 We searched two databases for papers that explain a ViT or a Swin model.
@@ -67,7 +58,7 @@ Grad-CAM is used by 21 of the 40 papers. {sentence}
     "Grad-CAM and raw attention are not directly comparable, which limits this analysis.",
 ])
 def test_methods_compared_by_name_do_not_apply_grad_cam_to_the_transformer(tmp_path, comparison):
-    doc = _doc(tmp_path, rf"""\section{{Models}}
+    doc = lint_tex(tmp_path, rf"""\section{{Models}}
 We train a ViT-B/16 and a ResNet-50 on the same crops.
 \section{{Explanations}}
 For the ResNet-50 we compute Grad-CAM on layer4. For the ViT-B/16 we use attention rollout over all blocks.
@@ -81,13 +72,13 @@ For the ResNet-50 we compute Grad-CAM on layer4. For the ViT-B/16 we use attenti
 
 @pytest.mark.parametrize("title", ["Preliminaries", "Preliminaries and notation"])
 def test_a_preliminaries_section_states_the_own_procedure(tmp_path, title):
-    doc = _doc(tmp_path, rf"""\section{{{title}}}
+    doc = lint_tex(tmp_path, rf"""\section{{{title}}}
 \subsection{{Backbone}}
 The backbone is a ViT-B/16 pretrained on ImageNet.
 \subsection{{Grad-CAM on the tokens}}
 We take as feature map the output of the last block, and the target is the raw logit of the predicted class.
 """)
-    assert _item(doc, "layer") == ("reported", {"block": -1})
+    assert item_of(doc, "layer") == ("reported", {"block": -1})
     assert doc["checklist"]["target"]["status"] == "reported"
 
 
@@ -100,7 +91,7 @@ We take as feature map the output of the last block, and the target is the raw l
 ])
 def test_mean_gradient_written_as_a_sum_with_limits(tmp_path, formula):
     doc = _cam_doc(tmp_path, f"At the last block the channel weights are {formula}.")
-    assert _item(doc, "weighting") == ("reported", "gap_gradients")
+    assert item_of(doc, "weighting") == ("reported", "gap_gradients")
 
 
 # -- values in words: rectification, elementwise weights, tokens --------------------------------------
@@ -113,7 +104,7 @@ def test_mean_gradient_written_as_a_sum_with_limits(tmp_path, formula):
 ])
 def test_relu_after_the_sum_in_words(tmp_path, sentence):
     doc = _cam_doc(tmp_path, f"We use Grad-CAM at the last block. {sentence}")
-    assert _item(doc, "relu") == ("reported", "after_combination")
+    assert item_of(doc, "relu") == ("reported", "after_combination")
 
 
 @pytest.mark.parametrize("sentence", [
@@ -122,7 +113,7 @@ def test_relu_after_the_sum_in_words(tmp_path, sentence):
 ])
 def test_relu_on_a_product_written_with_odot(tmp_path, sentence):
     doc = _cam_doc(tmp_path, f"We apply gradient-weighted attention at the last block. {sentence}")
-    assert _item(doc, "relu") == ("reported", "on_products")
+    assert item_of(doc, "relu") == ("reported", "on_products")
 
 
 @pytest.mark.parametrize("sentence", [
@@ -131,7 +122,7 @@ def test_relu_on_a_product_written_with_odot(tmp_path, sentence):
 ])
 def test_elementwise_weighting_in_words(tmp_path, sentence):
     doc = _cam_doc(tmp_path, f"We use LayerCAM at the last block. {sentence}")
-    assert _item(doc, "weighting") == ("reported", "elementwise")
+    assert item_of(doc, "weighting") == ("reported", "elementwise")
 
 
 @pytest.mark.parametrize("sentence", [
@@ -140,7 +131,7 @@ def test_elementwise_weighting_in_words(tmp_path, sentence):
 ])
 def test_class_token_left_out_in_new_words(tmp_path, sentence):
     doc = _cam_doc(tmp_path, f"We use Grad-CAM at the last block. {sentence}")
-    assert _item(doc, "tokens") == ("reported", {"drop": ["cls"]})
+    assert item_of(doc, "tokens") == ("reported", {"drop": ["cls"]})
 
 
 @pytest.mark.parametrize("sentence", [
@@ -149,7 +140,7 @@ def test_class_token_left_out_in_new_words(tmp_path, sentence):
 ])
 def test_attention_probabilities_are_no_target_kind(tmp_path, sentence):
     doc = _cam_doc(tmp_path, f"We use Grad-CAM at the last block. {sentence}")
-    status, value = _item(doc, "target")
+    status, value = item_of(doc, "target")
     assert status == "partial" and value == {"class": "predicted"}
 
 
@@ -161,7 +152,7 @@ def test_attention_probabilities_are_no_target_kind(tmp_path, sentence):
 ])
 def test_a_cited_method_name_followed_by_a_participle_is_the_own_procedure(tmp_path, sentence):
     doc = _cam_doc(tmp_path, sentence)
-    assert _item(doc, "target") == ("reported", {"kind": "logit", "class": "predicted"})
+    assert item_of(doc, "target") == ("reported", {"kind": "logit", "class": "predicted"})
 
 
 # -- numbers and grids: a square grid written with roots of the token count ---------------------------
@@ -172,7 +163,7 @@ def test_a_cited_method_name_followed_by_a_participle_is_the_own_procedure(tmp_p
 ])
 def test_square_grid_written_with_roots(tmp_path, sentence, side):
     doc = _cam_doc(tmp_path, f"We use Grad-CAM at the last block. {sentence}")
-    assert _item(doc, "reshape") == ("reported", {"grid": [side, side]})
+    assert item_of(doc, "reshape") == ("reported", {"grid": [side, side]})
 
 
 # -- implementation: the paper's own code stated outside the CAM section -------------------------------
@@ -183,7 +174,7 @@ def test_square_grid_written_with_roots(tmp_path, sentence, side):
     "Code and trained weights will be released upon acceptance.",
 ])
 def test_own_code_stated_in_the_conclusion_is_partial(tmp_path, sentence):
-    doc = _doc(tmp_path, rf"""\section{{Model}}
+    doc = lint_tex(tmp_path, rf"""\section{{Model}}
 {MODEL}
 \section{{Grad-CAM maps}}
 We use Grad-CAM at the last block.
@@ -195,7 +186,7 @@ The maps show where the classifier looks. {sentence}
 
 def test_methods_named_together_in_the_transformer_section_still_apply_grad_cam(tmp_path):
     # the counterpart: no comparison, the section is about the transformer, a CNN baseline elsewhere
-    doc = _doc(tmp_path, r"""\section{Models}
+    doc = lint_tex(tmp_path, r"""\section{Models}
 We train a ViT-B/16 and, as a baseline, a ResNet-50 on the same crops.
 \section{Explaining the ViT-B/16}
 Grad-CAM and rollout maps are computed at the last block for every test image.

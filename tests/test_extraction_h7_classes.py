@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import doc_of, write_project
+from conftest import lint_tex
 
 MODEL = "We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k) on leaf photographs.\n"
 
 
-def _doc(tmp_path, body: str, preamble: str = "") -> dict:
-    text = "\\documentclass{article}\n" + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n"
-    return doc_of(write_project(tmp_path, {"main.tex": text}))
-
-
 def _cam_doc(tmp_path, sentences: str) -> dict:
-    return _doc(tmp_path, "\\section{Model}\n" + MODEL + "\\section{Grad-CAM maps}\n"
+    return lint_tex(tmp_path, "\\section{Model}\n" + MODEL + "\\section{Grad-CAM maps}\n"
                 "We compute Grad-CAM maps of the ViT for every test image.\n" + sentences)
 
 
@@ -44,7 +39,7 @@ def test_a_footnote_with_a_number_but_no_version_word_pins_nothing(tmp_path):
 
 @pytest.mark.parametrize("heading", ["Gradient-weighted space-time attention.", "Gradient-weighted self-attention."])
 def test_a_run_in_heading_naming_the_method_opens_a_paragraph_that_states_settings(tmp_path, heading):
-    doc = _doc(tmp_path, rf"""\section{{Method}}
+    doc = lint_tex(tmp_path, rf"""\section{{Method}}
 \paragraph{{Model.}} {MODEL}
 \paragraph{{{heading}}} We take the softmax attention matrices of the penultimate block together with
 their gradients with respect to the pre-softmax logit of the predicted class.
@@ -56,7 +51,7 @@ their gradients with respect to the pre-softmax logit of the predicted class.
 
 @pytest.mark.parametrize("sibling", ["Setup", "Notation"])
 def test_a_setup_or_notation_sibling_of_a_gradient_attention_subsection_is_in_scope(tmp_path, sibling):
-    doc = _doc(tmp_path, rf"""\section{{Approach}}
+    doc = lint_tex(tmp_path, rf"""\section{{Approach}}
 \subsection{{{sibling}}}
 {MODEL}Let $y_c$ denote the pre-softmax logit of the ground-truth class $c$.
 \subsection{{Class-weighted gradient attention}}
@@ -72,7 +67,7 @@ and its gradient, clamped at zero, then averaged over the heads.
 
 @pytest.mark.parametrize("title", ["Baselines", "Compared methods"])
 def test_settings_of_the_compared_methods_on_the_same_transformer_do_not_fill_the_checklist(tmp_path, title):
-    doc = _doc(tmp_path, rf"""\section{{Method}}
+    doc = lint_tex(tmp_path, rf"""\section{{Method}}
 \subsection{{Gradient-weighted attention}}
 {MODEL}Our map multiplies the attention matrices of the last block by their gradients element-wise.
 \subsection{{{title}}}
@@ -183,7 +178,7 @@ def test_reshaping_the_patch_tokens_implies_the_token_handling_only(tmp_path, se
     "The ViT-B/16 weights are the ones distributed by Google with the original paper.",
 ])
 def test_weights_published_by_the_lab_that_released_them_are_an_identifiable_release(tmp_path, sentence):
-    doc = _doc(tmp_path, "\\section{Model}\n" + sentence + "\n\\section{Grad-CAM maps}\n"
+    doc = lint_tex(tmp_path, "\\section{Model}\n" + sentence + "\n\\section{Grad-CAM maps}\n"
                "We compute Grad-CAM maps of the transformer for every test image.\n")
     assert doc["checklist"]["model"]["status"] == "reported", doc["checklist"]["model"]
 
@@ -196,14 +191,14 @@ def test_code_written_by_the_authors_is_own_unreleased_code(tmp_path, sentence):
 
 
 def test_a_keyword_list_next_to_transformer_does_not_name_a_library(tmp_path):
-    doc = _doc(tmp_path, "\\section{Model}\n" + MODEL + "\\section{Grad-CAM maps}\n"
+    doc = lint_tex(tmp_path, "\\section{Model}\n" + MODEL + "\\section{Grad-CAM maps}\n"
                "We compute Grad-CAM maps of the ViT. Keywords: vision transformer explainability, leaves.\n")
     assert doc["checklist"]["implementation"]["status"] == "missing", doc["checklist"]["implementation"]
 
 
 def test_the_papers_own_experiment_titled_as_a_single_baseline_stays_its_own(tmp_path):
     # "A library baseline": what the authors themselves ran, not methods they compare against
-    doc = _doc(tmp_path, r"""\section{A library baseline}
+    doc = lint_tex(tmp_path, r"""\section{A library baseline}
 To show what a default call produces, we fine-tuned a ViT-B/16 from the timm checkpoint
 vit\_base\_patch16\_224.augreg2\_in21k\_ft\_in1k and computed Grad-CAM maps with pytorch-grad-cam 1.4.8.
 """)

@@ -5,35 +5,26 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import doc_of, write_project
+from conftest import item_of, lint_tex
 
 MODEL = "We fine-tune a ViT-S/16 (vit_small_patch16_224.augreg_in21k) on histology tiles."
-
-
-def _doc(tmp_path, body: str) -> dict:
-    text = "\\documentclass{article}\n\\begin{document}\n" + body + "\n\\end{document}\n"
-    return doc_of(write_project(tmp_path, {"main.tex": text}))
-
-
-def _item(doc: dict, key: str) -> tuple[str, object]:
-    return doc["checklist"][key]["status"], doc["checklist"][key]["value"]
 
 
 # -- scope: the paper's own CAM run, titled a baseline ---------------------------------------------
 
 @pytest.mark.parametrize("title", ["Grad-CAM baseline", "A HiResCAM baseline for the ViT"])
 def test_a_cam_baseline_section_is_the_papers_own_procedure(tmp_path, title):
-    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{{title}}}\n"
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{{title}}}\n"
                          "Maps are taken at the output of the eleventh block. "
                          "The 196 patch tokens are reshaped into a 14 x 14 grid.\n")
     assert doc["uses_cam_on_transformer"] is True
     assert doc["checklist"]["layer"]["status"] == "reported"
-    assert _item(doc, "reshape")[0] == "reported"
+    assert item_of(doc, "reshape")[0] == "reported"
 
 
 @pytest.mark.parametrize("title", ["ResNet-50 baseline", "Convolutional baseline"])
 def test_a_cnn_baseline_section_still_does_not_fill_the_checklist(tmp_path, title):
-    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\nWe apply Grad-CAM to the ViT.\n"
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\nWe apply Grad-CAM to the ViT.\n"
                          f"\\section{{{title}}}\nFor the ResNet-50, activations are reshaped into a 7 x 7 grid.\n")
     assert doc["checklist"]["reshape"]["status"] != "reported"
 
@@ -59,12 +50,12 @@ heat = torch.nn.functional.interpolate(
 
 @pytest.mark.parametrize("env,code", LISTINGS)
 def test_settings_printed_as_code_are_read(tmp_path, env, code):
-    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM}}\n"
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM}}\n"
                          f"Our complete Grad-CAM procedure:\n\\begin{{{env}}}\n{code}\n\\end{{{env}}}\n")
-    assert _item(doc, "reshape")[1]["grid"] == [14, 14]
-    assert _item(doc, "weighting") == ("reported", "gap_gradients")
-    assert _item(doc, "relu") == ("reported", "after_combination")
-    status, value = _item(doc, "postprocess")
+    assert item_of(doc, "reshape")[1]["grid"] == [14, 14]
+    assert item_of(doc, "weighting") == ("reported", "gap_gradients")
+    assert item_of(doc, "relu") == ("reported", "after_combination")
+    status, value = item_of(doc, "postprocess")
     assert status == "reported" and value["normalize"] == "minmax"
     assert value["upsample"] in ("bilinear", "bicubic")
 
@@ -76,8 +67,8 @@ def test_settings_printed_as_code_are_read(tmp_path, env, code):
     "Each feature map's weight is the target logit obtained when the input is masked with the upsampled map.",
 ])
 def test_score_cam_weight_described_per_channel(tmp_path, sentence):
-    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Score-CAM}}\nWe apply Score-CAM. {sentence}\n")
-    assert _item(doc, "weighting") == ("reported", "scorecam")
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Score-CAM}}\nWe apply Score-CAM. {sentence}\n")
+    assert item_of(doc, "weighting") == ("reported", "scorecam")
 
 
 @pytest.mark.parametrize("sentence", [
@@ -85,7 +76,7 @@ def test_score_cam_weight_described_per_channel(tmp_path, sentence):
     "A map was generated with Grad-CAM for the diagnosis predicted by the classifier.",
 ])
 def test_the_predicted_class_in_a_participle(tmp_path, sentence):
-    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n{sentence}\n")
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n{sentence}\n")
     assert doc["checklist"]["target"]["value"]["class"] == "predicted"
 
 
@@ -94,7 +85,7 @@ def test_the_predicted_class_in_a_participle(tmp_path, sentence):
     "Gradients are taken of the pre-sigmoid defect score.",
 ])
 def test_a_sigmoid_heads_logit_names_its_class(tmp_path, sentence):
-    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\nWe use Grad-CAM. {sentence}\n")
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\nWe use Grad-CAM. {sentence}\n")
     assert doc["checklist"]["target"]["value"]["class"] in ("tumour", "defect")
 
 
@@ -102,7 +93,7 @@ def test_a_sigmoid_heads_logit_names_its_class(tmp_path, sentence):
 
 @pytest.mark.parametrize("formula", [r"$M = \frac{1}{2}(M_{10}+M_{11})$", r"$M = (M_{9} + M_{10})/2$"])
 def test_mean_of_block_maps_as_a_formula(tmp_path, formula):
-    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n"
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n"
                          f"Grad-CAM maps $M_b$ are taken at the last two blocks and combined as {formula}.\n")
     assert doc["checklist"]["layer"]["value"].get("combine") == "mean"
 
@@ -114,7 +105,7 @@ def test_mean_of_block_maps_as_a_formula(tmp_path, formula):
     "Maps are displayed at full image resolution as a colour map.",
 ])
 def test_full_resolution_display_is_a_vague_upsampling(tmp_path, sentence):
-    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\nWe use Grad-CAM. {sentence}\n")
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\nWe use Grad-CAM. {sentence}\n")
     assert doc["checklist"]["postprocess"]["status"] == "partial"
 
 
@@ -124,5 +115,5 @@ def test_full_resolution_display_is_a_vague_upsampling(tmp_path, sentence):
     ("Our code is available on request.", "partial"),
 ])
 def test_on_request_names_code_only_when_the_clause_does(tmp_path, sentence, status):
-    doc = _doc(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\nWe use Grad-CAM. {sentence}\n")
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\nWe use Grad-CAM. {sentence}\n")
     assert doc["checklist"]["implementation"]["status"] == status

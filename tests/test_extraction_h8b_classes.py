@@ -5,18 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import doc_of, write_project
+from conftest import item_of, lint_tex
 
 MODEL = "We fine-tune a ViT-S/16 (vit_small_patch16_224.augreg_in21k) on leaf images."
-
-
-def _doc(tmp_path, body: str, preamble: str = "") -> dict:
-    text = "\\documentclass{article}\n" + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n"
-    return doc_of(write_project(tmp_path, {"main.tex": text}))
-
-
-def _item(doc: dict, key: str) -> tuple[str, object]:
-    return doc["checklist"][key]["status"], doc["checklist"][key]["value"]
 
 
 # -- own procedure versus others': a response letter answers a quoted question in one paragraph ----
@@ -26,10 +17,10 @@ def _item(doc: dict, key: str) -> tuple[str, object]:
     r"Reply to 1.2: we normalise every map to [0,1] by min-max scaling and resize it with bilinear interpolation.",
 ])
 def test_the_answer_after_a_quoted_comment_is_the_authors_procedure(tmp_path, answer):
-    doc = _doc(tmp_path, "\\section{Method}\n" + MODEL + "\nWe show Grad-CAM maps of the ViT-S/16.\n"
+    doc = lint_tex(tmp_path, "\\section{Method}\n" + MODEL + "\nWe show Grad-CAM maps of the ViT-S/16.\n"
                "\\section*{Response to Referee 1}\n"
                "1.2 How were the heatmaps post-processed? Were they smoothed?\n" + answer + "\n")
-    status, value = _item(doc, "postprocess")
+    status, value = item_of(doc, "postprocess")
     assert status == "reported", doc["checklist"]["postprocess"]
     assert value["normalize"] == "minmax" and value["upsample"] == "bilinear", value
 
@@ -39,7 +30,7 @@ def test_the_answer_after_a_quoted_comment_is_the_authors_procedure(tmp_path, an
     "Comment 4: The maps seem to come from the attention of the third block, averaged over heads.",
 ])
 def test_the_quoted_comment_itself_states_no_setting(tmp_path, question):
-    doc = _doc(tmp_path, "\\section{Method}\n" + MODEL + "\nWe show Grad-CAM maps of the ViT-S/16.\n"
+    doc = lint_tex(tmp_path, "\\section{Method}\n" + MODEL + "\nWe show Grad-CAM maps of the ViT-S/16.\n"
                "\\section*{Reply to the reviewers}\n" + question + "\n")
     assert doc["checklist"]["heads"]["value"] is None or "mean" not in str(doc["checklist"]["heads"]["value"])
     layer = doc["checklist"]["layer"]["value"]
@@ -49,7 +40,7 @@ def test_the_quoted_comment_itself_states_no_setting(tmp_path, question):
 # -- values in words: where the clamp acts, told by the verbs of the sentence ------------------------
 
 def _attention_doc(tmp_path, sentence: str) -> dict:
-    return _doc(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Gradient-weighted attention maps}\n"
+    return lint_tex(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Gradient-weighted attention maps}\n"
                 "We explain the ViT-S/16 with Grad-CAM applied to the attention of its last block.\n"
                 + sentence + "\n")
 
@@ -61,7 +52,7 @@ def _attention_doc(tmp_path, sentence: str) -> dict:
     "after which the twelve heads are averaged.",
 ])
 def test_a_product_then_clamped_is_relu_on_products(tmp_path, sentence):
-    assert _item(_attention_doc(tmp_path, sentence), "relu") == ("reported", "on_products")
+    assert item_of(_attention_doc(tmp_path, sentence), "relu") == ("reported", "on_products")
 
 
 @pytest.mark.parametrize("sentence", [
@@ -69,7 +60,7 @@ def test_a_product_then_clamped_is_relu_on_products(tmp_path, sentence):
     "Gradients were also thresholded at 0 before they weight the attention.",
 ])
 def test_gradients_first_clamped_is_relu_on_gradients(tmp_path, sentence):
-    assert _item(_attention_doc(tmp_path, sentence), "relu") == ("reported", "on_gradients")
+    assert item_of(_attention_doc(tmp_path, sentence), "relu") == ("reported", "on_gradients")
 
 
 # -- numbers in words: a position restated in an apposition ------------------------------------------
@@ -79,9 +70,9 @@ def test_gradients_first_clamped_is_relu_on_gradients(tmp_path, sentence):
     "We read the activations of the final, that is the 12th, encoder layer.",
 ])
 def test_a_position_restated_in_an_apposition_is_the_last_block(tmp_path, sentence):
-    doc = _doc(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Grad-CAM maps}\n"
+    doc = lint_tex(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Grad-CAM maps}\n"
                "We explain the ViT-S/16 with Grad-CAM. " + sentence + "\n")
-    assert _item(doc, "layer") == ("reported", {"block": -1}), doc["checklist"]["layer"]
+    assert item_of(doc, "layer") == ("reported", {"block": -1}), doc["checklist"]["layer"]
 
 
 # -- scope: a pronoun that refers back to the map ("These are ...") carries its post-processing ------
@@ -91,9 +82,9 @@ def test_a_position_restated_in_an_apposition_is_the_last_block(tmp_path, senten
     "These were upsampled bilinearly to the 224 x 224 input and min-max normalised per image.",
 ])
 def test_these_after_the_map_sentence_is_about_the_map(tmp_path, sentence):
-    doc = _doc(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Grad-CAM maps}\n"
+    doc = lint_tex(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Grad-CAM maps}\n"
                "We explain the ViT-S/16 with Grad-CAM; the maps are read at the output of its last block. "
                + sentence + "\n")
-    status, value = _item(doc, "postprocess")
+    status, value = item_of(doc, "postprocess")
     assert status == "reported", doc["checklist"]["postprocess"]
     assert value["normalize"] == "minmax" and value["upsample"] == "bilinear", value
