@@ -222,3 +222,18 @@ def test_a_classifier_that_predicts_a_property_states_no_target_class(tmp_path):
     assert "CAM209" not in _class_doc(tmp_path / "two", "Our classifier predicted pitting density from "
                                                         "the surface scans.")
     assert "CAM209" in _class_doc(tmp_path / "figure", "Figure 3 shows the maps for the predicted class.")
+
+
+def test_a_spec_grid_is_checked_against_the_timm_keywords_that_change_the_layout(tmp_path):
+    # vit_tiny_patch16_224 built with img_size 64 and patch_size 8 has an 8 x 8 grid, not 4 x 4
+    spec = ("camspec: 1\nmodel:\n  arch: vit_tiny_patch16_224\n"
+            "  kwargs: {img_size: 64, patch_size: 8, depth: 4, num_classes: 4}\n"
+            "  input_size: [3, 64, 64]\nmethod: gradcam\nlayer: {block: -1}\nlocation: F1\n"
+            "tokens: {drop: [cls]}\nreshape: {grid: [GRID], order: row_major}\n")
+    codes = {}
+    for grid in ("8, 8", "4, 4"):
+        path = tmp_path / f"spec{grid[0]}.yaml"
+        path.write_text(spec.replace("GRID", grid))
+        codes[grid] = {f["code"] for f in doc_of(path)["findings"]}
+    assert "CAM202" not in codes["8, 8"]
+    assert "CAM202" in codes["4, 4"]

@@ -58,8 +58,27 @@ def architecture_of(values: dict, input_size: int | None = None) -> ArchInfo | N
             size = crop
         elif isinstance(crop, list) and crop and isinstance(crop[0], int):
             size = crop[0]
-    info = arch_info(name, img_size=size or input_size)
+    kwargs = model.get("kwargs") if isinstance(model, dict) and isinstance(model.get("kwargs"), dict) else {}
+    stated_img = kwargs.get("img_size") if type(kwargs.get("img_size")) is int else None
+    info = _with_kwargs(arch_info(name, img_size=size or stated_img or input_size), kwargs)
     return _with_registers(info, " ".join(str(v) for v in model.values()) if isinstance(model, dict) else "")
+
+
+def _with_kwargs(info: ArchInfo | None, kwargs: dict) -> ArchInfo | None:
+    """timm keyword arguments that change the token layout the name implies ("vit_tiny_patch16_224"
+    with patch_size 8 and depth 4); only integers and known words are read."""
+    if info is None or info.family == "swin" or not kwargs:
+        return info
+    ints = {k: v for k, v in kwargs.items() if type(v) is int and 0 < v <= 4096}
+    changes = {field: ints[key] for key, field in (("patch_size", "patch"), ("depth", "depth"),
+                                                  ("num_heads", "heads")) if key in ints}
+    if kwargs.get("global_pool") in ("token", "avg", "map"):
+        changes["global_pool"] = kwargs["global_pool"]
+    if kwargs.get("class_token") is False and info.has_cls:
+        changes.update(has_cls=False, num_prefix_tokens=info.num_prefix_tokens - 1)
+    if "reg_tokens" in ints:
+        changes["num_prefix_tokens"] = changes.get("num_prefix_tokens", info.num_prefix_tokens) + ints["reg_tokens"]
+    return replace(info, **changes) if changes else info
 
 
 def _with_registers(info: ArchInfo | None, words: str):
