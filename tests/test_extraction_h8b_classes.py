@@ -88,3 +88,14 @@ def test_these_after_the_map_sentence_is_about_the_map(tmp_path, sentence):
     status, value = item_of(doc, "postprocess")
     assert status == "reported", doc["checklist"]["postprocess"]
     assert value["normalize"] == "minmax" and value["upsample"] == "bilinear", value
+
+
+# -- model: vision-transformer families beyond ViT/DeiT/Swin/BEiT, named with their size ----------
+
+@pytest.mark.parametrize("model", ["a MobileViT-S", "a PVTv2-B2", "a MaxViT-T"])
+def test_other_transformer_families_are_named_models_without_a_class_token(tmp_path, model):
+    doc = lint_tex(tmp_path, f"\\section{{Method}}\nWe fine-tune {model} on leaf images. "
+                             "Grad-CAM maps are computed at the last stage.\n")
+    assert doc["uses_cam_on_transformer"] is True
+    assert item_of(doc, "model")[0] == "partial"          # the architecture, no weights named
+    assert item_of(doc, "tokens")[0] == "not_applicable"  # these models carry no [CLS] token
