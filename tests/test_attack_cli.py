@@ -55,6 +55,23 @@ def test_check_dir_never_writes_over_a_document_it_found(tmp_path):
     assert (tmp_path / "main.tex").read_text() == DOC
 
 
+@pytest.mark.parametrize("name, fmt", [("report.md", "markdown"), ("report.txt", "text")])
+def test_check_dir_replaces_its_own_earlier_report(tmp_path, name, fmt):
+    """The second `check DIR -o DIR/report.md` found the first run's report as a Markdown
+    manuscript and refused to write over it; a Markdown manuscript there is still protected."""
+    (tmp_path / "main.tex").write_text(DOC)
+    out = tmp_path / name
+    for _ in range(2):
+        result = invoke("check", tmp_path, "--format", fmt, "-o", out)
+        assert result.exit_code in (0, 1), result.output
+    assert "main.tex" in out.read_text()
+    notes = "# Notes\nWe apply Grad-CAM to a ViT-B/16 at blocks[-1].norm1.\n"
+    out.write_text(notes)
+    result = invoke("check", tmp_path, "--format", fmt, "-o", out)
+    assert result.exit_code == 2 and "an input of this command" in result.output
+    assert out.read_text() == notes
+
+
 def test_spec_and_config_are_inputs_too(tmp_path):
     (tmp_path / "main.tex").write_text(DOC)
     (tmp_path / "c.toml").write_text("[camlint]\n")

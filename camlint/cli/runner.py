@@ -22,11 +22,13 @@ class CheckResult:
     fail_on: dict = field(default_factory=dict)     # report path -> the severity that fails the gate
 
 
-def expand(paths: list[Path], config_for, spec: Path | None = None, skipped: list | None = None
-           ) -> tuple[list[Path], list[InputError], list[str]]:
+def expand(paths: list[Path], config_for, spec: Path | None = None, skipped: list | None = None,
+           output: Path | None = None) -> tuple[list[Path], list[InputError], list[str]]:
     """Files to check, input errors, and notes (a named YAML file that does not say it is a camspec).
 
-    `skipped` collects (display path, why) for each file a folder scan did not read."""
+    `skipped` collects (display path, why) for each file a folder scan did not read; `output`, the
+    report file of this command, is never read from a folder (a second `check DIR -o DIR/report.md`
+    would otherwise take the first run's report for a Markdown manuscript and refuse to replace it)."""
     from camlint.cli.discover import SPEC_SUFFIXES, declares_camspec, documents_in
 
     files, errors, notes = [], [], []
@@ -34,6 +36,10 @@ def expand(paths: list[Path], config_for, spec: Path | None = None, skipped: lis
         if p.is_dir():
             passed_over: list = []
             found = documents_in(p, config_for(p), named=[spec] if spec else (), skipped=passed_over)
+            if output is not None:
+                stale = [f for f in found if _earlier_report(f, output)]
+                passed_over.extend((f, "this command's report (-o) from an earlier run; not read") for f in stale)
+                found = [f for f in found if f not in stale]
             if skipped is not None:
                 skipped.extend((display_path(f), why) for f, why in passed_over)
             if not found:
@@ -48,6 +54,28 @@ def expand(paths: list[Path], config_for, spec: Path | None = None, skipped: lis
                 notes.append(f"{display_path(p)}: no top-level `camspec: 1` key; checked as a camspec because "
                              "it was named (in a folder it would be skipped)")
     return files, errors, notes
+
+
+_REPORT_HEADS = ("### camlint: ", "Checklist: ", '"camlint_version"', '<testsuites name="camlint">')
+
+
+def _earlier_report(found: Path, output: Path) -> bool:
+    """`found` is the -o target and was written by camlint (a report's head): it is replaced, not
+    read. Anything else there (a manuscript) stays an input, and writing over it is refused."""
+    from camlint.cli.discover import SPEC_SUFFIXES, TEX_SUFFIXES
+
+    try:
+        if found.suffix.lower() in TEX_SUFFIXES + SPEC_SUFFIXES or not os.path.samefile(found, output):
+            return False
+        from camlint.safety.safeio import read_regular
+
+        head = read_regular(found, 4096, "report", truncate=True).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return False
+    lines = head.splitlines()[:3]
+    # the text format: a document's path, then its findings ("  PATH:LINE:COL ...") or checklist
+    text_report = len(lines) > 1 and lines[0] and lines[1].lstrip().startswith((lines[0] + ":", "Checklist: "))
+    return bool(text_report) or any(line.lstrip().startswith(_REPORT_HEADS) for line in lines)
 
 
 PARALLEL_FROM = 8       # documents: below this, process start-up costs more than it saves
@@ -74,9 +102,9 @@ def _check_one(job):
 
 def run_check(paths: list[Path], *, spec: Path | None = None, overrides: CliOverrides = CliOverrides(),
               config_file: Path | None = None, progress: bool = False, displays: dict | None = None,
-              main: str | None = None) -> CheckResult:
+              main: str | None = None, output: Path | None = None) -> CheckResult:
     """`displays`: the name to report for a file checked under another name (stdin);
-    `main`: the main file inside archives."""
+    `main`: the main file inside archives; `output`: the report file (-o), never read as an input."""
     from camlint.cli.discover import SPEC_SUFFIXES
 
     displays = displays or {}
@@ -86,7 +114,7 @@ def run_check(paths: list[Path], *, spec: Path | None = None, overrides: CliOver
     result = CheckResult()
     configs: dict = {}
     files, result.errors, result.notes = expand(
-        paths, lambda p: _config_for(p, config_file, overrides, configs), spec, result.skipped)
+        paths, lambda p: _config_for(p, config_file, overrides, configs), spec, result.skipped, output)
     if spec is not None and not spec.is_file():
         result.errors.append(InputError("no such spec file", display_path(spec)))
         spec = None

@@ -80,7 +80,7 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
             with StdinDocument(paths, stdin_filename) as (files, displays):
                 result = run_check(files, spec=spec, overrides=overrides, config_file=config_file,
                                    progress=sys.stderr.isatty() and not quiet, displays=displays,
-                                   main=main_name)
+                                   main=main_name, output=Path(output) if output else None)
     except InputError as exc:   # a bad option, configuration file or output path: a usage error
         usage_error(exc)
     _report(result, output, color, quiet, statistics)
