@@ -215,7 +215,9 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     vocab = with_aliases(vocabulary(), sentences)   # "hereafter DermNet-T": the paper's names for its models
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
-    uses_cam = uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc), scope.attribution)
+    specified = any(u.kind == "code" and u.raw is not None and u.raw.env == "camspec" for u in doc.units)
+    uses_cam = uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc), scope.attribution,
+                                       specified)
     result = Extraction(uses_cam=uses_cam, sentences=sentences, scope=scope)
     in_scope = [s for s in sentences if scope.in_scope(s)]
     mentions = {k: [] for k in KEYS}

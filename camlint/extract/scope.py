@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution, planned
+from camlint.extract.camuse import anatomy_kind, clause_at as _clause_at, negated, summary_only
 from camlint.extract.hybrid import part_of_hybrid
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
@@ -219,13 +220,15 @@ def _contrasted(text: str, pattern: re.Pattern, vocab: Vocabulary) -> bool:
 
 
 def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
-                            raw_transformer: set[int] = frozenset(), attribution: Attribution | None = None) -> bool:
+                            raw_transformer: set[int] = frozenset(), attribution: Attribution | None = None,
+                            specified: bool = False) -> bool:
     """A CAM-style method is applied (not merely contrasted, declined, planned, quoted or
     catalogued from others' work) to the paper's transformer: each applied mention is bound to
     the model it is applied to (see bound_model).
 
     `raw_transformer`: sections of the paper's own work that name a transformer in paragraphs
-    that were not parsed (they said nothing else of interest).
+    that were not parsed (they said nothing else of interest); `specified`: the paper holds a
+    camspec block (its settings are there, not in sentences).
     """
     attribution = attribution or Attribution(vocab)
     own_transformer = bool(raw_transformer)
@@ -242,22 +245,14 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
         # where the paper's own sections say to what the method is applied, a summary's words
         # ("Rollout and Grad-CAM are not directly comparable, but the transformer ...") do not
         applied = [(s, m) for s, m in applied if s.section.role not in SUMMARY_ROLES]
-    if not applied or not own_transformer:
+    if not applied or not own_transformer or \
+            not specified and summary_only(sentences, applied, vocab, OWN_ROLES, SUMMARY_ROLES):
         return False
     subjects = section_subjects(sentences, vocab, {s.section.index for s, _ in applied})
     bound = [bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index))
              or _model_referred_back(s, vocab) for s, m in applied]
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
     return TRANSFORMER in bound or CNN_MODEL not in bound
-
-
-def _clause_at(text: str, m: re.Match, vocab: Vocabulary) -> str:
-    """The clause of `text` that holds match `m` ("none of the papers compares Grad-CAM variants"
-    of "..., although our own inspection suggests ...")."""
-    edges = [(e.start(), e.end()) for e in vocab.phrases["clause_edge"].finditer(text)]
-    lo = max((b for a, b in edges if b <= m.start()), default=0)
-    hi = min((a for a, b in edges if a >= m.end()), default=len(text))
-    return text[lo:hi]
 
 
 def applied_mentions(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
@@ -273,7 +268,8 @@ def applied_mentions(sentences: list[Sentence], vocab: Vocabulary, method_names:
                 and not _method_cited_as_subject(s.low, method_names):
             continue
         for m in method_names.finditer(s.low):
-            if not vocab.contrast.search(clause_before(s.low, m.start(), 80)) and not _quoted(s.low, m):
+            if not vocab.contrast.search(clause_before(s.low, m.start(), 80)) and not _quoted(s.low, m) \
+                    and not negated(s.low, m.start(), m.end()):
                 yield s, m
 
 
@@ -366,11 +362,22 @@ def _model_referred_back(s: Sentence, vocab: Vocabulary) -> str | None:
 
 
 def section_subjects(sentences: list[Sentence], vocab: Vocabulary, sections: set[int]) -> dict[int, str]:
-    """Section index (of `sections`) -> the one kind of model its sentences (and title) name, if one."""
+    """Section index (of `sections`) -> the one kind of model its sentences (and title) name, if
+    one; where they name none, the one kind whose parts they describe (tokens and blocks, or
+    convolutional layers: camuse.anatomy_kind)."""
     kinds: dict[int, set[str]] = {}
+    texts: dict[int, list[str]] = {}
     for s in sentences:
         if s.section.index not in sections or vocab.contrast.search(s.low) or vocab.phrases["declined"].search(s.low):
             continue
-        found = kinds.setdefault(s.section.index, set())
+        at = s.section.index
+        found = kinds.setdefault(at, set())
         found.update(k for k, _, _ in _model_names(vocab, s.low))
-    return {i: next(iter(k)) for i, k in kinds.items() if len(k) == 1}
+        texts.setdefault(at, []).append(s.low)
+    out = {i: next(iter(k)) for i, k in kinds.items() if len(k) == 1}
+    for i, k in kinds.items():
+        if not k:
+            kind = anatomy_kind(texts.get(i, ()), vocab)
+            if kind:
+                out[i] = kind
+    return out

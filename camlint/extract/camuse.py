@@ -1,0 +1,62 @@
+"""Evidence on whether a CAM method is applied, beyond its name: is the mention negated, and,
+where no model is named near it, what kind of model its section describes.
+
+Fresh manuscripts name the method in a sentence without the model ("Operators see a Grad-CAM
+overlay", "I chose XGrad-CAM") and state the model elsewhere; the section's settings still say
+what was explained: [CLS] and patch tokens, blocks, LayerNorm before attention, heads are a
+transformer's anatomy; convolutional layers, layer4 and channels of a conv stage a CNN's. And a
+method named under a negation ("no Grad-CAM is computed for the ViT", "why not Grad-CAM?") is
+not applied, whatever model stands next to it.
+"""
+from __future__ import annotations
+
+import re
+
+from camlint.extract.vocab import Vocabulary
+
+# a negator governing the name: "no Grad-CAM", "not Grad-CAM", "without (any) Grad-CAM"
+_NEGATED_BEFORE = re.compile(r"\b(?:no|not|without|never|nor|neither)\s+(?:(?:any|a|the|an|standard|plain|vanilla|gradient-based)\s+){0,2}$")
+# "Grad-CAM is not computed / was never defined / involved": the name is the subject of a negation
+_NEGATED_AFTER = re.compile(
+    r"^\W{0,3}(?:\([^()]{0,40}\)\s*)?(?:maps?\s+|heat-?maps?\s+)?(?:is|are|was|were|has been|have been|can|could)\s+"
+    r"(?:not|never)\s+(?:be\s+|been\s+)?(?:computed|used|applied|run|involved|needed|defined|produced|generated|"
+    r"employed|considered|evaluated|attempted|tried|possible|applicable|part of)\b")
+
+
+def negated(clause: str, start: int, end: int) -> bool:
+    """The method named at [start, end) of `clause` is negated in it (not applied)."""
+    return bool(_NEGATED_BEFORE.search(clause[max(0, start - 40):start])
+                or _NEGATED_AFTER.search(clause[end:end + 60]))
+
+
+def anatomy_kind(texts, vocab: Vocabulary) -> str | None:
+    """"transformer" or "cnn" when the sentences of a section speak of only one kind of model's
+    parts (tokens, blocks and heads; or convolutional layers and stages), else None."""
+    found = set()
+    for text in texts:
+        if vocab.phrases["anatomy_transformer"].search(text):
+            found.add("transformer")
+        if vocab.phrases["anatomy_cnn"].search(text):
+            found.add("cnn")
+        if len(found) > 1:
+            return None
+    return next(iter(found)) if found else None
+
+
+def clause_at(text: str, m: re.Match, vocab: Vocabulary) -> str:
+    """The clause of `text` that holds match `m` ("none of the papers compares Grad-CAM variants"
+    of "..., although our own inspection suggests ...")."""
+    edges = [(e.start(), e.end()) for e in vocab.phrases["clause_edge"].finditer(text)]
+    lo = max((b for a, b in edges if b <= m.start()), default=0)
+    hi = min((a for a, b in edges if a >= m.end()), default=len(text))
+    return text[lo:hi]
+
+
+def summary_only(sentences: list, applied: list, vocab: Vocabulary, own_roles, summary_roles) -> bool:
+    """The method is named only where the paper summarises (abstract, conclusion), never as the
+    authors' own ("our Grad-CAM maps"), while its own sections never name it: a discussed method
+    ("avoids the ambiguities of Grad-CAM on transformers"), not an applied one."""
+    if any(s.section.role not in summary_roles and s.section.role != "front"
+           or vocab.phrases["first_person"].search(clause_at(s.low, m, vocab)) for s, m in applied):
+        return False
+    return any(s.section.role in own_roles for s in sentences)

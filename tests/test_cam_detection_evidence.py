@@ -1,0 +1,65 @@
+"""CAM-on-transformer detection from evidence beyond the method's name (issue 12): a mention
+under a negation is not a use; a method named without a model is applied to the kind of model
+its section describes (tokens and blocks, or convolutional layers);
+a method named only in the abstract is discussed, not applied. Manuscripts written for the tests."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import lint_tex, statuses
+
+
+@pytest.mark.parametrize("sentence", [
+    "No Grad-CAM is computed for the ViT; it is explained with attention rollout only.",
+    "Why not Grad-CAM? It presupposes a supervised head, which our self-supervised model does not have.",
+    "Grad-CAM is not defined for a token sequence without choices we preferred not to make.",
+    "I had originally intended to use Grad-CAM, but the perturbation curves turned out to be more robust.",
+])
+def test_a_negated_or_abandoned_method_is_not_applied(tmp_path, sentence):
+    doc = lint_tex(tmp_path, r"""\section{Method}
+We fine-tune a ViT-S/16 on sediment cores and measure the accuracy drop when patches are masked.
+""" + sentence + "\n")
+    assert doc["uses_cam_on_transformer"] is False
+    assert set(statuses(doc).values()) == {"not_applicable"}
+
+
+def test_a_method_named_without_a_model_takes_the_model_its_section_describes(tmp_path):
+    """The baseline CNN sits next to the name in one section; the heatmap section speaks only of
+    the class token and the LayerNorm before attention: the map is the transformer's."""
+    doc = lint_tex(tmp_path, r"""\section{Models}
+The classifier is a DeiT-S. For the EfficientNet-B0 reference, Grad-CAM is taken at its final convolution.
+\section{Heatmaps}
+Inspectors receive a Grad-CAM overlay with every rejected casting.
+The maps come from the LayerNorm before attention in the last of the twelve blocks, after the class token is dropped.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+    assert doc["checklist"]["tokens"]["status"] == "reported"
+
+
+def test_convolutional_stage_blocks_are_not_transformer_anatomy(tmp_path):
+    """`stages[3].blocks[-1]` is a ConvNeXt-style CNN's module path, not a ViT block."""
+    doc = lint_tex(tmp_path, r"""\section{Network}
+We train a compact convolutional network for leaf spots, called SpotNet here.
+\section{Explanations}
+We apply Grad-CAM to the output of stages[3].blocks[-1] of SpotNet, a 7x7x512 map.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_a_method_named_only_in_the_abstract_is_discussed_not_applied(tmp_path):
+    doc = lint_tex(tmp_path, r"""\begin{abstract}
+Masking patches of a ViT-B/16 avoids the known ambiguities of Grad-CAM on transformers.
+\end{abstract}
+\section{Method}
+We mask 10\% of the patches of the ViT-B/16 at a time and record the drop of the class logit.
+\section{Results}
+The drop curves separate the three tumour grades.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_a_detection_transformer_is_a_transformer(tmp_path):
+    doc = lint_tex(tmp_path, r"""\section{Method}
+We explain a Deformable DETR trained on drone footage with gradient-weighted cross-attention of the last decoder layer.
+""")
+    assert doc["uses_cam_on_transformer"] is True
