@@ -34,6 +34,8 @@ def test_mean_of_the_gradient_symbol_is_the_channel_weight(tmp_path, formula):
 @pytest.mark.parametrize("sentence, expected", [
     ("We use LayerCAM on the last block, which multiplies each activation by its positive gradient.",
      "elementwise"),
+    ("The maps of the last block come from LayerCAM, which multiplies every activation pointwise with "
+     "its clipped gradient.", "elementwise"),
     ("Our maps come from XGrad-CAM on the last block, which normalises the gradient by the activation "
      "to obtain the weight of each channel.", "xgradcam"),
     ("The heatmaps are computed with XGrad-CAM on the last block: every gradient is scaled by the "
@@ -91,6 +93,8 @@ def test_the_class_in_question_is_a_class_without_a_score_kind(tmp_path, sentenc
      "elementwise product, and no further rectification is applied to the summed map.", "on_gradients"),
     (r"We apply a gradient-weighted attention map, $\bar A = \mathbb{E}_h[(\nabla A \odot A)^{+}]$, "
      "on the last block.", "on_products"),
+    (r"We apply gradient-weighted attention on the last block, "
+     r"$\bar A^{(l)} = \mathbb{E}_h[(\nabla_{A^{(l)}} y_c \odot A^{(l)})^{+}]$.", "on_products"),
 ])
 def test_relu_stage_from_what_is_rectified(tmp_path, sentence, expected):
     status, value = item_of(_doc(tmp_path, sentence), "relu")
@@ -136,3 +140,17 @@ def test_postprocess_in_other_words(tmp_path, sentence, expected):
 def test_resizing_in_other_verbs_is_partial(tmp_path, sentence):
     status, _ = item_of(_doc(tmp_path, sentence), "postprocess")
     assert status == "partial", status
+
+
+# -- target: not applicable where the weighting differentiates no score ------------------------------
+
+@pytest.mark.parametrize("method, expected", [
+    ("gradcam", "not_applicable"),      # the method misread from a library's name: the weighting decides
+    (None, "not_applicable"),
+    ("eigengradcam", "missing"),        # EigenGrad-CAM weights the projection by gradients: a target applies
+])
+def test_a_gradient_free_weighting_has_no_target(method, expected):
+    from camlint.checklist.judge import statuses
+
+    values = {"method": method, "weighting": "eigen"}
+    assert statuses(values)["target"] == expected
