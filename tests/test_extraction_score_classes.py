@@ -59,6 +59,8 @@ def test_a_variant_described_by_its_rule(tmp_path, sentence, expected):
      "the curator (the ground truth), not the predicted one.", "ground_truth"),
     ("We apply Grad-CAM to the last block. The target score is the logit of the class predicted by "
      "the sign-recognition model.", "predicted"),
+    ("We computed Grad-CAM heatmaps of the last block for the annotated fault type, using its raw logit.",
+     "ground_truth"),
 ])
 def test_target_class_in_the_papers_words(tmp_path, sentence, cls):
     status, value = item_of(_doc(tmp_path, sentence), "target")
@@ -136,6 +138,7 @@ def test_postprocess_in_other_words(tmp_path, sentence, expected):
 @pytest.mark.parametrize("sentence", [
     "We apply Grad-CAM to the last block. The resulting map is then brought to the resolution of the scan.",
     "We apply Grad-CAM to the last block. The resulting map is resampled to the 128×512 spectrogram resolution.",
+    "We apply Grad-CAM to the last block. Maps were smoothed and scaled to the slide for display.",
 ])
 def test_resizing_in_other_verbs_is_partial(tmp_path, sentence):
     status, _ = item_of(_doc(tmp_path, sentence), "postprocess")
