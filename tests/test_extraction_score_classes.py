@@ -157,3 +157,58 @@ def test_a_gradient_free_weighting_has_no_target(method, expected):
 
     values = {"method": method, "weighting": "eigen"}
     assert statuses(values)["target"] == expected
+
+
+# -- more ways of writing the same rules (the derivative, pooling, a token's own gradient) ----------
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("We apply Grad-CAM to the last block. The importance of channel k is the average, over the 196 "
+     "tokens, of the derivative of the logit with respect to that channel.", "gap_gradients"),
+    ("We apply Grad-CAM to the last block, pooling the gradients over the token dimension to obtain "
+     "one weight per channel.", "gap_gradients"),
+    ("We apply HiResCAM to the last block, where each token's activation is scaled by its own gradient "
+     "before summing the channels.", "elementwise"),
+    ("We apply Score-CAM to the last block: each channel is weighted by the class probability of the "
+     "input masked with that channel.", "scorecam"),
+])
+def test_weighting_rules_in_other_words(tmp_path, sentence, expected):
+    assert item_of(_doc(tmp_path, sentence), "weighting") == ("reported", expected)
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("We apply Grad-CAM to the last block. After summing the weighted channels we clamp the result at zero.",
+     ("reported", "after_combination")),
+    ("We apply Grad-CAM to the last block. Only positive contributions are shown.", ("partial", None)),
+])
+def test_relu_after_the_sum_in_other_words(tmp_path, sentence, expected):
+    status, value = item_of(_doc(tmp_path, sentence), "relu")
+    assert status == expected[0] and (expected[1] is None or value == expected[1]), (status, value)
+
+
+def test_the_labelled_class_is_the_ground_truth(tmp_path):
+    doc = _doc(tmp_path, "We apply Grad-CAM to the last block. Gradients are taken of the pre-softmax "
+               "output of the labelled disease.")
+    assert item_of(doc, "target") == ("reported", {"kind": "logit", "class": "ground_truth"})
+
+
+@pytest.mark.parametrize("key, sentence, expected", [
+    ("weighting", "We apply HiResCAM to the last block; instead of averaging, the gradient is multiplied "
+     "with the activation at every token.", "elementwise"),
+    ("weighting", "We apply XGrad-CAM to the last block; its weights sum the gradients times the "
+     "activations normalised by the channel's total activation.", "xgradcam"),
+    ("relu", "We apply Grad-CAM to the last block. The map is rectified after the channels are summed.",
+     "after_combination"),
+    ("relu", "We apply Grad-CAM to the last block. The final ReLU is omitted.", "none"),
+    ("target", "We apply Grad-CAM to the last block. The gradient is taken of the posterior probability "
+     "of the top prediction.", {"kind": "softmax", "class": "predicted"}),
+    ("target", "We apply Grad-CAM to the last block; gradients flow from the logit of the class the "
+     "dermatologists assigned.", {"kind": "logit", "class": "ground_truth"}),
+    ("target", "We apply Grad-CAM to the last block; we explain the logit of the style given by the "
+     "curators.", {"kind": "logit", "class": "ground_truth"}),
+    ("postprocess", "We apply Grad-CAM to the last block. Maps are divided by their peak value and "
+     "upsampled bilinearly.", {"normalize": "max", "upsample": "bilinear"}),
+    ("postprocess", "We apply Grad-CAM to the last block. The maps are shown as raw 14×14 grids, neither "
+     "normalised nor upsampled.", {"normalize": "none", "upsample": "none"}),
+])
+def test_second_phrasings_of_each_rule(tmp_path, key, sentence, expected):
+    assert item_of(_doc(tmp_path, sentence), key) == ("reported", expected)
