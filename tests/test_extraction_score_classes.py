@@ -212,3 +212,23 @@ def test_the_labelled_class_is_the_ground_truth(tmp_path):
 ])
 def test_second_phrasings_of_each_rule(tmp_path, key, sentence, expected):
     assert item_of(_doc(tmp_path, sentence), key) == ("reported", expected)
+
+
+# -- the library's target objects and a class given by its index -----------------------------------
+
+@pytest.mark.parametrize("sentence, expected", [
+    (r"We apply Grad-CAM to the last block with \texttt{targets=[ClassifierOutputTarget(207)]}.",
+     {"kind": "logit", "class": "207"}),
+    (r"We apply Grad-CAM to the last block; the target is \texttt{ClassifierOutputSoftmaxTarget} of "
+     "the predicted class.", {"kind": "softmax", "class": "predicted"}),
+    ("We apply Grad-CAM to the last block and back-propagate the raw score of ImageNet class 954.",
+     {"kind": "logit", "class": "954"}),
+])
+def test_library_targets_and_class_indices(tmp_path, sentence, expected):
+    assert item_of(_doc(tmp_path, sentence), "target") == ("reported", expected)
+
+
+def test_averaging_each_channels_gradient_map(tmp_path):
+    doc = _doc(tmp_path, "We apply Grad-CAM to the last block. Channel importance is obtained by "
+               "averaging the gradient map of each channel.")
+    assert item_of(doc, "weighting") == ("reported", "gap_gradients")
