@@ -9,7 +9,7 @@ something is said but a slot is open, missing when nothing is said.
 from __future__ import annotations
 
 from camlint.core import vocab
-from camlint.core import items
+from camlint.core import items, methods
 from camlint.core.item import Status
 from camlint.core.values import location_point, method_name
 
@@ -55,7 +55,7 @@ def statuses(values: dict[str, object], *, prefix_tokens: bool | None = None,
     out = {k: status_of(k, values.get(k)) for k in items.names()}
     if location_point(values.get("location")) not in vocab.ATTENTION_LOCATIONS:
         out["heads"] = NOT_APPLICABLE
-    if method_name(values.get("method")) in vocab.CLASS_AGNOSTIC_METHODS and out["target"] == MISSING:
+    if _class_agnostic(values) and out["target"] == MISSING:
         out["target"] = NOT_APPLICABLE
     if prefix_tokens is False and out["tokens"] == MISSING:
         out["tokens"] = NOT_APPLICABLE
@@ -63,3 +63,16 @@ def statuses(values: dict[str, object], *, prefix_tokens: bool | None = None,
         if out[key] == MISSING:
             out[key] = NOT_APPLICABLE
     return out
+
+
+def _class_agnostic(values: dict[str, object]) -> bool:
+    """The map differentiates no score: a class-agnostic method, or a gradient-free weighting
+    (the projection on the first principal component) under a method whose own rule is not that
+    weighting (EigenGrad-CAM weights the same projection by gradients)."""
+    name = method_name(values.get("method"))
+    if name in vocab.CLASS_AGNOSTIC_METHODS:
+        return True
+    weighting = values.get("weighting")
+    return isinstance(weighting, str) and weighting in methods.GRADIENT_FREE_WEIGHTINGS \
+        and methods.method_rule(name).weighting != weighting
+

@@ -99,6 +99,10 @@ def decide_single(mentions: list[Mention], multi_in_sentence: bool = False) -> t
             return None, []
         return _vague_value(mentions), evidence_of(mentions, best(mentions))
     chosen = best(concrete)
+    if chosen.strength <= 0 and any(m.vague and m.strength > 0 for m in mentions):
+        # a weak reading (a variant's "positive gradient" weight) yields to the paper's own
+        # sentence about rectification, even one that leaves the stage open
+        return _vague_value([m for m in mentions if m.vague]), evidence_of(mentions, best(mentions))
     value = chosen.value
     if multi_in_sentence:
         same = sorted({m.value for m in concrete if m.sentence is chosen.sentence},

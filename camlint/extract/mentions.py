@@ -211,7 +211,9 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
                 # "the class token, so we do not discard it": for an entry that knows its negated
                 # reading, a cue in the match's last clause negates as one before it does (unless
                 # the pattern says the negation itself: "... does not enter the map")
-                if negated(vocab, text, m.start()) or (
+                # a match that states its own negation ("not upsampled") is not negated again by
+                # the one before it ("not normalised and not upsampled")
+                if (negated(vocab, text, m.start()) and not vocab.negation.search(m.group(0))) or (
                         entry.negated and not vocab.negation.search(rx.pattern)
                         and vocab.negation.search(clause_before(m.group(0), m.end() - m.start(), 200))):
                     if entry.negated in (None, "skip"):
