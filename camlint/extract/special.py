@@ -39,6 +39,8 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
             name = s.text[m.start():m.end()]
             arch_m.append(_mention("model", "arch", name, s, m, _arch_specificity(name)))
             units_with_arch.add(id(s.unit))
+            if _registry_weights(vocab, s.low, name):
+                weight_m.append(_mention("model", "weights", f"timm pretrained weights of {name}", s, m, 2))
         for rx in vocab.model["weights_ids"]:
             for m in rx.finditer(s.low):
                 weight_m.append(_mention("model", "weights", s.text[m.start():m.end()].strip(), s, m, 3))
@@ -76,6 +78,16 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
             return {"text": vague_m[0].value}, evidence_of(vague_m, vague_m[0])
     used = [m for m in arch_m + weight_m if m.sentence is primary.sentence] + arch_m + weight_m
     return value, evidence_of(used, primary)
+
+
+def _registry_weights(vocab: Vocabulary, text: str, name: str) -> bool:
+    """"deit_small_patch16_224 with the ImageNet-1k weights from timm": a timm model name whose
+    weights the sentence says come from timm names one release (the name's default weights)."""
+    if _arch_specificity(name) < 3:
+        return False
+    m = vocab.model
+    return bool(m["registry"].search(text) and m["registry_weights"].search(text)
+                and not m["no_weights"].search(text))
 
 
 def decide_method(sentences: list[Sentence], scope: Scope, vocab: Vocabulary, mentions: list[Mention]):

@@ -144,7 +144,9 @@ def vocabulary() -> Vocabulary:
     # weights patterns run one by one: a union would let an early, vaguer match hide a precise one
     v.model = {"arch": _any(m["arch"]), "weights_ids": [_rx(p) for p in m["weights_ids"]],
                "weights": [_rx(p) for p in m["weights"]],
-               "vague_weights": _any(m["vague_weights"])}
+               "vague_weights": _any(m["vague_weights"]),
+               "registry": _rx(m["registry"]), "registry_weights": _rx(m["registry_weights"]),
+               "no_weights": _rx(m["no_weights"])}
     imp = raw["implementation"]
     v.implementation = {
         "libraries": [(lib["name"], _any(lib["patterns"])) for lib in imp["libraries"]],
