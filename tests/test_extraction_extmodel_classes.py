@@ -61,3 +61,55 @@ def test_a_hub_id_said_to_be_the_public_weights_is_reported(tmp_path, sentence):
     status, value = _model(tmp_path, sentence)
     assert status == "reported", value
     assert "/" in value["weights"], value
+
+
+# -- method: a library's or a repository's name is not the variant ---------------------------------
+
+MODEL = "We fine-tune \\texttt{vit\\_base\\_patch16\\_224.augreg\\_in21k} on the crops.\n"
+
+
+@pytest.mark.parametrize("code", [
+    r"The maps are computed with the \texttt{pytorch-grad-cam} package, version 1.5.0. "
+    r"All other \texttt{pytorch-grad-cam} defaults are kept.",
+    r"Code: \texttt{github.com/someone/shelf-gradcam}, commit \texttt{a1b2c3d}, which wraps the "
+    r"\texttt{pytorch-grad-cam} library.",
+])
+def test_a_library_or_repository_name_does_not_name_the_method(tmp_path, code):
+    doc = lint_tex(tmp_path, "\\section{Method}\n" + MODEL +
+                   "We use ScoreCAM because it needs no gradients; the maps come from the last block.\n" + code +
+                   "\n\\section{Outlook}\nLater releases may switch to Grad-CAM.\n")
+    assert item_of(doc, "method")[1] == "scorecam", doc["checklist"]["method"]
+
+
+def test_a_run_in_label_is_not_the_methods_evidence(tmp_path):
+    doc = lint_tex(tmp_path, "\\section{Method}\n" + MODEL + "\\textbf{Patch HiResCAM.}\n"
+                   "For each class we read the block output of the last block.\n"
+                   "As in HiResCAM, the gradient multiplies the activation elementwise before the sum.\n")
+    ev = doc["checklist"]["method"]["evidence"]
+    assert ev and ev[0]["line"] == 7, ev
+
+
+# -- implementation: code in words -------------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "The maps are produced with an open-source saliency toolbox and a few lines of glue code.",
+    "We rely on a third-party CAM package for the hooks.",
+    "Heatmaps are rendered by our in-house visualisation engine.",
+    "Scripts are available from the corresponding author upon reasonable request.",
+])
+def test_unnamed_or_unreleased_code_is_partial(tmp_path, sentence):
+    doc = lint_tex(tmp_path, "\\section{Grad-CAM}\n" + MODEL + "We compute Grad-CAM at the last block. "
+                   + sentence + "\n")
+    status, value = item_of(doc, "implementation")
+    assert status == "partial", value
+
+
+@pytest.mark.parametrize("sentence", [
+    r"\begin{tabular}{ll}code & our repository, tag \texttt{v2.1-final} \\ \end{tabular}",
+    "The Grad-CAM utility of MMPretrain (v1.1.0) is used with a hook on the last block.",
+])
+def test_a_pinned_own_repository_or_a_toolbox_cam_utility_is_reported(tmp_path, sentence):
+    doc = lint_tex(tmp_path, "\\section{Grad-CAM}\n" + MODEL + "We compute Grad-CAM at the last block.\n"
+                   + sentence + "\n")
+    status, value = item_of(doc, "implementation")
+    assert status == "reported", value

@@ -92,7 +92,8 @@ def _registry_weights(vocab: Vocabulary, text: str, name: str) -> bool:
 
 def decide_method(sentences: list[Sentence], scope: Scope, vocab: Vocabulary, mentions: list[Mention]):
     concrete = [m for m in mentions if not m.vague]
-    pool = concrete or mentions
+    # "the pytorch-grad-cam package", "github.com/x/tile-layercam": a name of code, not of the variant
+    pool = [m for m in concrete if not _names_code(vocab, m)] or concrete or mentions
     if not pool:
         return None, []
     counts: dict[str, int] = {}
@@ -107,10 +108,21 @@ def decide_method(sentences: list[Sentence], scope: Scope, vocab: Vocabulary, me
         files.setdefault(m.sentence.unit.file.display, len(files))
     named = sorted((m for m in pool if m.value == value),
                    key=lambda m: (files[m.sentence.unit.file.display], m.position()[1:]))
-    first = max(named, key=lambda m: ROLE_RANK.get(m.sentence.section.role, 2))
+    # a run-in label ("Tile LayerCAM.") names the paragraph; the sentences after it state the method
+    first = max(named, key=lambda m: (ROLE_RANK.get(m.sentence.section.role, 2), len(m.sentence.text.split()) > 3))
     if value == "vague":
         return {"text": " ".join(first.text.split())}, evidence_of(pool, first)
     return value, evidence_of([m for m in pool if m.value == value], first)
+
+
+def _names_code(vocab: Vocabulary, m: Mention) -> bool:
+    """The mention is part of a library's name or of a code address (a token with a slash)."""
+    text = m.sentence.low
+    start, end = text.rfind(" ", 0, m.start) + 1, text.find(" ", m.end)
+    if "/" in text[start:end if end >= 0 else len(text)]:
+        return True
+    return any(x.start() <= m.start and m.end <= x.end()
+               for _, rx in vocab.implementation["libraries"] for x in rx.finditer(text))
 
 
 def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
@@ -137,6 +149,8 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
         if scope.in_scope(s) or vocab.phrases["paper_code"].search(s.low):
             for m in imp["own_code"].finditer(s.low):
                 own.append(_mention("implementation", "own", "own code", s, m))
+            for m in imp["unnamed_library"].finditer(s.low):
+                own.append(_mention("implementation", "own", "unnamed library", s, m))
     found = _footnoted_versions(found, sentences, scope, imp)
     if found:
         with_version = [(m, v) for m, v in found if v]
@@ -148,7 +162,8 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
         m = found[0][0]
         return {"library": m.value}, evidence_of([x for x, _ in found], m)
     if own:
-        return {"text": " ".join(own[0].text.split()) + " (code not released)"}, evidence_of(own, own[0])
+        note = " (which library?)" if own[0].value == "unnamed library" else " (code not released)"
+        return {"text": " ".join(own[0].text.split()) + note}, evidence_of(own, own[0])
     return None, []
 
 

@@ -152,6 +152,7 @@ def vocabulary() -> Vocabulary:
         "libraries": [(lib["name"], _any(lib["patterns"])) for lib in imp["libraries"]],
         "version": [_rx(p) for p in imp["version"]],
         "own_code": _any(imp["own_code"]),
+        "unnamed_library": _rx(imp["unnamed_library"]),
         "release": [_rx(p) for p in imp["release"]],
     }
     return v
