@@ -63,6 +63,44 @@ def test_a_hub_id_said_to_be_the_public_weights_is_reported(tmp_path, sentence):
     assert "/" in value["weights"], value
 
 
+# -- who pretrained the weights, a paper's weights, the paper's own deposited weights, OpenCLIP tags --
+
+@pytest.mark.parametrize("sentence", [
+    "The backbone is a ViT-L/16 pretrained on ImageNet-21k by Google, fine-tuned on the slides.",
+    "We fine-tune the Swin-S that Microsoft pretrained on ImageNet-22k.",
+    "The encoder is a DeiT-S fine-tuned from the weights of Touvron et al. on our crops.",
+    "We pretrain a ViT-S/16 with DINO on 300k tiles; the checkpoints are deposited on Zenodo.",
+    "We use an OpenCLIP ViT-L/14 (datacomp_xl_s13b_b90k) without fine-tuning.",
+])
+def test_an_identified_weight_source_in_words_is_reported(tmp_path, sentence):
+    status, value = _model(tmp_path, sentence)
+    assert status == "reported", value
+
+
+@pytest.mark.parametrize("sentence", [
+    "The backbone is a ViT-L/16 pretrained on ImageNet by its authors, fine-tuned on the slides.",
+    "We use a ViT-B/16 pretrained on ImageNet (Dosovitskiy et al.) and fine-tune it.",
+    "We pretrain a ViT-S/16 with DINO on 300k tiles; the weights are available on request.",
+])
+def test_an_unidentified_weight_source_stays_partial(tmp_path, sentence):
+    status, value = _model(tmp_path, sentence)
+    assert status == "partial", value
+
+
+# -- a transformer detector (DETR family) is a named model; its official release names the weights --
+
+@pytest.mark.parametrize("sentence", [
+    r"We use DETR-R101 from the official \texttt{facebookresearch/detr} release and fine-tune it on drone images.",
+    r"The detector is Conditional DETR-R50, initialised from the published COCO checkpoint.",
+])
+def test_a_detr_family_detector_with_its_release_is_reported(tmp_path, sentence):
+    doc = lint_tex(tmp_path, "\\section{Detector}\n" + sentence + "\n\\section{Explanations}\n"
+                   "We compute Grad-CAM on the cross-attention of the last decoder layer of the transformer.\n")
+    status, value = item_of(doc, "model")
+    assert status == "reported", value
+    assert "detr" in value["arch"].lower(), value
+
+
 # -- method: a library's or a repository's name is not the variant ---------------------------------
 
 MODEL = "We fine-tune \\texttt{vit\\_base\\_patch16\\_224.augreg\\_in21k} on the crops.\n"
