@@ -134,6 +134,8 @@ def test_a_run_in_label_is_not_the_methods_evidence(tmp_path):
     "We rely on a third-party CAM package for the hooks.",
     "Heatmaps are rendered by our in-house visualisation engine.",
     "Scripts are available from the corresponding author upon reasonable request.",
+    "Every map comes from a publicly available Grad-CAM implementation for ViTs.",
+    "We compute the maps with the explainability toolbox of our lab.",
 ])
 def test_unnamed_or_unreleased_code_is_partial(tmp_path, sentence):
     doc = lint_tex(tmp_path, "\\section{Grad-CAM}\n" + MODEL + "We compute Grad-CAM at the last block. "
@@ -145,8 +147,10 @@ def test_unnamed_or_unreleased_code_is_partial(tmp_path, sentence):
 @pytest.mark.parametrize("sentence", [
     r"\begin{tabular}{ll}code & our repository, tag \texttt{v2.1-final} \\ \end{tabular}",
     "The Grad-CAM utility of MMPretrain (v1.1.0) is used with a hook on the last block.",
+    "All maps are computed with version 1.4.8 of the pytorch-grad-cam package.",
+    "We rely on release 0.7.0 of Captum for the hooks.",
 ])
-def test_a_pinned_own_repository_or_a_toolbox_cam_utility_is_reported(tmp_path, sentence):
+def test_a_pinned_own_repository_a_toolbox_cam_utility_or_a_version_before_the_name_is_reported(tmp_path, sentence):
     doc = lint_tex(tmp_path, "\\section{Grad-CAM}\n" + MODEL + "We compute Grad-CAM at the last block.\n"
                    + sentence + "\n")
     status, value = item_of(doc, "implementation")

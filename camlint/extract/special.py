@@ -133,7 +133,7 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
             continue
         for name, rx in imp["libraries"]:
             for m in rx.finditer(s.low):
-                version = _version_near(s.low, m.end(), imp["version"])
+                version = _version_near(s.low, m.end(), imp["version"]) or _version_before(s.low, m.start(), imp)
                 found.append((_mention("implementation", "library", name, s, m, 2 if version else 1), version))
         for rx in imp["release"]:
             for m in rx.finditer(s.low):
@@ -207,6 +207,11 @@ def _footnoted_versions(found: list, sentences: list[Sentence], scope: Scope, im
         pinned = [nv for f, ln, nv in notes if f == m.sentence.unit.file.display and 0 <= ln - line <= 1]
         out.append((m, v or (pinned[0] if pinned else None)))
     return out
+
+
+def _version_before(text: str, start: int, imp: dict) -> dict | None:
+    m = imp["version_before"].search(text[max(0, start - 40):start])
+    return {"version": m.group("v")} if m else None
 
 
 def _version_near(text: str, end: int, patterns) -> dict | None:

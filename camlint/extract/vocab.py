@@ -153,6 +153,7 @@ def vocabulary() -> Vocabulary:
         "version": [_rx(p) for p in imp["version"]],
         "own_code": _any(imp["own_code"]),
         "unnamed_library": _rx(imp["unnamed_library"]),
+        "version_before": _rx(imp["version_before"]),
         "release": [_rx(p) for p in imp["release"]],
     }
     return v
