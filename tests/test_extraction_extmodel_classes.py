@@ -155,3 +155,16 @@ def test_a_pinned_own_repository_a_toolbox_cam_utility_or_a_version_before_the_n
                    + sentence + "\n")
     status, value = item_of(doc, "implementation")
     assert status == "reported", value
+
+
+# -- method: a variant's name written with a space or in words ---------------------------------------
+
+@pytest.mark.parametrize("sentence, value", [
+    ("Maps come from Grad CAM at the last block of the ViT.", "gradcam"),
+    ("We use Eigen CAM on the last block of the ViT, so no class is needed.", "eigencam"),
+    ("We rely on Grad-CAM plus plus at the last block of the ViT.", "gradcam++"),
+    ("Score-weighted class activation mapping is computed at the last block of the ViT.", "scorecam"),
+])
+def test_a_variant_named_with_a_space_or_in_words_is_named(tmp_path, sentence, value):
+    doc = lint_tex(tmp_path, "\\section{Method}\n" + MODEL + sentence + "\n")
+    assert item_of(doc, "method") == ("reported", value), doc["checklist"]["method"]
