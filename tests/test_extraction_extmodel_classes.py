@@ -23,6 +23,7 @@ def _model(tmp_path, sentence: str):
     r"We initialise \texttt{swin\_small\_patch4\_window7\_224} with the pretrained weights shipped with timm "
     r"and train it for 40 epochs on the scans.",
     r"The backbone, \texttt{deit\_tiny\_patch16\_224} (timm, weights of the original authors), is fine-tuned.",
+    r"The classifier is initialised from \texttt{vit\_small\_patch16\_224} and then fine-tuned on the slides.",
 ])
 def test_a_timm_name_with_timm_weights_is_reported(tmp_path, sentence):
     status, value = _model(tmp_path, sentence)
@@ -34,6 +35,7 @@ def test_a_timm_name_with_timm_weights_is_reported(tmp_path, sentence):
     r"We build \texttt{vit\_small\_patch16\_224} with timm and train it from scratch on the scans.",
     r"The classifier is \texttt{vit\_small\_patch16\_224} from timm, randomly initialised, trained for 90 epochs.",
     r"We use a ViT-S/16 from timm with ImageNet-pretrained weights.",
+    r"We start from \texttt{vit\_small\_patch16\_224} but re-initialise all its weights randomly.",
 ])
 def test_timm_without_its_weights_or_without_a_timm_name_stays_partial(tmp_path, sentence):
     status, value = _model(tmp_path, sentence)

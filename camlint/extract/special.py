@@ -39,7 +39,7 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
             name = s.text[m.start():m.end()]
             arch_m.append(_mention("model", "arch", name, s, m, _arch_specificity(name)))
             units_with_arch.add(id(s.unit))
-            if _registry_weights(vocab, s.low, name):
+            if _registry_weights(vocab, s.low, name, m.start()):
                 weight_m.append(_mention("model", "weights", f"timm pretrained weights of {name}", s, m, 2))
         for rx in vocab.model["weights_ids"]:
             for m in rx.finditer(s.low):
@@ -80,14 +80,16 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
     return value, evidence_of(used, primary)
 
 
-def _registry_weights(vocab: Vocabulary, text: str, name: str) -> bool:
-    """"deit_small_patch16_224 with the ImageNet-1k weights from timm": a timm model name whose
-    weights the sentence says come from timm names one release (the name's default weights)."""
+def _registry_weights(vocab: Vocabulary, text: str, name: str, start: int) -> bool:
+    """"deit_small_patch16_224 with the ImageNet-1k weights from timm", "initialised from
+    vit_small_patch16_224": a timm model name whose weights the sentence says come from timm, or
+    that the model starts from, names one release (the name's default weights)."""
     if _arch_specificity(name) < 3:
         return False
     m = vocab.model
-    return bool(m["registry"].search(text) and m["registry_weights"].search(text)
-                and not m["no_weights"].search(text))
+    said = (m["registry"].search(text) and m["registry_weights"].search(text)) or \
+        m["starts_from"].search(text[max(0, start - 60):start])
+    return bool(said and not m["no_weights"].search(text))
 
 
 def decide_method(sentences: list[Sentence], scope: Scope, vocab: Vocabulary, mentions: list[Mention]):

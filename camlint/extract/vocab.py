@@ -146,7 +146,7 @@ def vocabulary() -> Vocabulary:
                "weights": [_rx(p) for p in m["weights"]],
                "vague_weights": _any(m["vague_weights"]),
                "registry": _rx(m["registry"]), "registry_weights": _rx(m["registry_weights"]),
-               "no_weights": _rx(m["no_weights"])}
+               "no_weights": _rx(m["no_weights"]), "starts_from": _rx(m["starts_from"])}
     imp = raw["implementation"]
     v.implementation = {
         "libraries": [(lib["name"], _any(lib["patterns"])) for lib in imp["libraries"]],
