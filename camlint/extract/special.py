@@ -39,6 +39,8 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
             name = s.text[m.start():m.end()]
             arch_m.append(_mention("model", "arch", name, s, m, _arch_specificity(name)))
             units_with_arch.add(id(s.unit))
+            if _registry_weights(vocab, s.low, name, m.start()):
+                weight_m.append(_mention("model", "weights", f"timm pretrained weights of {name}", s, m, 2))
         for rx in vocab.model["weights_ids"]:
             for m in rx.finditer(s.low):
                 weight_m.append(_mention("model", "weights", s.text[m.start():m.end()].strip(), s, m, 3))
@@ -78,9 +80,22 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
     return value, evidence_of(used, primary)
 
 
+def _registry_weights(vocab: Vocabulary, text: str, name: str, start: int) -> bool:
+    """"deit_small_patch16_224 with the ImageNet-1k weights from timm", "initialised from
+    vit_small_patch16_224": a timm model name whose weights the sentence says come from timm, or
+    that the model starts from, names one release (the name's default weights)."""
+    if _arch_specificity(name) < 3:
+        return False
+    m = vocab.model
+    said = (m["registry"].search(text) and m["registry_weights"].search(text)) or \
+        m["starts_from"].search(text[max(0, start - 60):start])
+    return bool(said and not m["no_weights"].search(text))
+
+
 def decide_method(sentences: list[Sentence], scope: Scope, vocab: Vocabulary, mentions: list[Mention]):
     concrete = [m for m in mentions if not m.vague]
-    pool = concrete or mentions
+    # "the pytorch-grad-cam package", "github.com/x/tile-layercam": a name of code, not of the variant
+    pool = [m for m in concrete if not _names_code(vocab, m)] or concrete or mentions
     if not pool:
         return None, []
     counts: dict[str, int] = {}
@@ -95,10 +110,21 @@ def decide_method(sentences: list[Sentence], scope: Scope, vocab: Vocabulary, me
         files.setdefault(m.sentence.unit.file.display, len(files))
     named = sorted((m for m in pool if m.value == value),
                    key=lambda m: (files[m.sentence.unit.file.display], m.position()[1:]))
-    first = max(named, key=lambda m: ROLE_RANK.get(m.sentence.section.role, 2))
+    # a run-in label ("Tile LayerCAM.") names the paragraph; the sentences after it state the method
+    first = max(named, key=lambda m: (ROLE_RANK.get(m.sentence.section.role, 2), len(m.sentence.text.split()) > 3))
     if value == "vague":
         return {"text": " ".join(first.text.split())}, evidence_of(pool, first)
     return value, evidence_of([m for m in pool if m.value == value], first)
+
+
+def _names_code(vocab: Vocabulary, m: Mention) -> bool:
+    """The mention is part of a library's name or of a code address (a token with a slash)."""
+    text = m.sentence.low
+    start, end = text.rfind(" ", 0, m.start) + 1, text.find(" ", m.end)
+    if "/" in text[start:end if end >= 0 else len(text)]:
+        return True
+    return any(x.start() <= m.start and m.end <= x.end()
+               for _, rx in vocab.implementation["libraries"] for x in rx.finditer(text))
 
 
 def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
@@ -109,7 +135,7 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
             continue
         for name, rx in imp["libraries"]:
             for m in rx.finditer(s.low):
-                version = _version_near(s.low, m.end(), imp["version"])
+                version = _version_near(s.low, m.end(), imp["version"]) or _version_before(s.low, m.start(), imp)
                 found.append((_mention("implementation", "library", name, s, m, 2 if version else 1), version))
         for rx in imp["release"]:
             for m in rx.finditer(s.low):
@@ -125,6 +151,8 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
         if scope.in_scope(s) or vocab.phrases["paper_code"].search(s.low):
             for m in imp["own_code"].finditer(s.low):
                 own.append(_mention("implementation", "own", "own code", s, m))
+            for m in imp["unnamed_library"].finditer(s.low):
+                own.append(_mention("implementation", "own", "unnamed library", s, m))
     found = _footnoted_versions(found, sentences, scope, imp)
     if found:
         with_version = [(m, v) for m, v in found if v]
@@ -136,7 +164,8 @@ def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabu
         m = found[0][0]
         return {"library": m.value}, evidence_of([x for x, _ in found], m)
     if own:
-        return {"text": " ".join(own[0].text.split()) + " (code not released)"}, evidence_of(own, own[0])
+        note = " (which library?)" if own[0].value == "unnamed library" else " (code not released)"
+        return {"text": " ".join(own[0].text.split()) + note}, evidence_of(own, own[0])
     return None, []
 
 
@@ -180,6 +209,11 @@ def _footnoted_versions(found: list, sentences: list[Sentence], scope: Scope, im
         pinned = [nv for f, ln, nv in notes if f == m.sentence.unit.file.display and 0 <= ln - line <= 1]
         out.append((m, v or (pinned[0] if pinned else None)))
     return out
+
+
+def _version_before(text: str, start: int, imp: dict) -> dict | None:
+    m = imp["version_before"].search(text[max(0, start - 40):start])
+    return {"version": m.group("v")} if m else None
 
 
 def _version_near(text: str, end: int, patterns) -> dict | None:

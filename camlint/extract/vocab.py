@@ -144,12 +144,16 @@ def vocabulary() -> Vocabulary:
     # weights patterns run one by one: a union would let an early, vaguer match hide a precise one
     v.model = {"arch": _any(m["arch"]), "weights_ids": [_rx(p) for p in m["weights_ids"]],
                "weights": [_rx(p) for p in m["weights"]],
-               "vague_weights": _any(m["vague_weights"])}
+               "vague_weights": _any(m["vague_weights"]),
+               "registry": _rx(m["registry"]), "registry_weights": _rx(m["registry_weights"]),
+               "no_weights": _rx(m["no_weights"]), "starts_from": _rx(m["starts_from"])}
     imp = raw["implementation"]
     v.implementation = {
         "libraries": [(lib["name"], _any(lib["patterns"])) for lib in imp["libraries"]],
         "version": [_rx(p) for p in imp["version"]],
         "own_code": _any(imp["own_code"]),
+        "unnamed_library": _rx(imp["unnamed_library"]),
+        "version_before": _rx(imp["version_before"]),
         "release": [_rx(p) for p in imp["release"]],
     }
     return v
