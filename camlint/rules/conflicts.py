@@ -15,9 +15,12 @@ from camlint.rules.base import Hit, Rule
 
 # Where the rest of a sentence gives a reason or a contrast, not the setting itself.
 _ASIDE = re.compile(r"\b(?:because|since|as opposed|whereas|while|unlike|rather than|instead of|than)\b")
-# Sentences about other maps than the ones shown: ablations, sweeps, comparisons, alternatives.
+# Sentences about other maps than the ones shown: ablations, sweeps, comparisons, alternatives
+# (not the shown maps compared across groups or images: "normalised for comparison across sites").
 _OTHER_MAPS = re.compile(
-    r"\b(?:ablat\w*|sweep\w*|compar\w*|baselines?|alternatives?|alternatively|vary|varies|varying|varied"
+    r"\b(?:ablat\w*|sweep\w*|baselines?|compar\w*(?!\s+(?:across|among)\s+(?!(?:the\s+|all\s+)?(?:[\w-]+\s+)?"
+    r"(?:blocks?|layers?|methods?|variants?|depths?|explainers?|baselines?)\b))"
+    r"|alternatives?|alternatively|vary|varies|varying|varied"
     r"|also (?:computed|tried|tested|report\w*|show\w*|examined|evaluated|ran)|other (?:blocks|layers)"
     r"|each (?:block|layer)|every (?:block|layer)|all (?:blocks|layers)|earlier (?:blocks|layers)"
     r"|intermediate|shallow\w*|deeper|different (?:blocks?|layers?|depths?)"

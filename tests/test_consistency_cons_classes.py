@@ -1,0 +1,39 @@
+"""Consistency findings (CAM2xx) on classes of writing seen in the held-out sets 11-14: each test
+pairs a statement that contradicts another (or the architecture) with a near twin that does not.
+The sentences are new, written for these tests."""
+from __future__ import annotations
+
+from conftest import lint_tex
+
+
+def _codes(tmp_path, body: str) -> set[str]:
+    return {f["code"] for f in lint_tex(tmp_path, body)["findings"] if f["code"].startswith("CAM2")}
+
+
+def _camspec(layer: str) -> str:
+    return "\\begin{camspec}\nmethod: Grad-CAM\nlayer: " + layer + "\n\\end{camspec}\n"
+
+
+# --- the shown maps compared across groups are still the shown maps (CAM211) ------------------
+
+def test_maps_rescaled_for_comparison_across_groups_still_state_their_block(tmp_path):
+    # "for comparison among hospitals" compares the paper's own maps between subsets of the data;
+    # it is not a comparison with maps from another block or method
+    bad = _codes(tmp_path, r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on chest radiographs.
+Grad-CAM maps are taken at the final encoder block (index 11) and rescaled for comparison among hospitals.
+""" + _camspec("blocks[9]"))
+    assert "CAM211" in bad
+    good = _codes(tmp_path / "good", r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on chest radiographs.
+Grad-CAM maps are taken at the final encoder block (index 11) and rescaled for comparison among hospitals.
+""" + _camspec("blocks[11]"))
+    assert "CAM211" not in good
+
+
+def test_a_comparison_across_blocks_is_still_a_sweep(tmp_path):
+    codes = _codes(tmp_path, r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on chest radiographs.
+Grad-CAM maps at block 6 are shown for comparison across the deeper blocks.
+""" + _camspec("blocks[11]"))
+    assert "CAM211" not in codes
