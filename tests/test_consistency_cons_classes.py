@@ -37,3 +37,25 @@ Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on chest radiog
 Grad-CAM maps at block 6 are shown for comparison across the deeper blocks.
 """ + _camspec("blocks[11]"))
     assert "CAM211" not in codes
+
+
+# --- a count said to be the whole sequence, prefix tokens included (CAM212) -------------------
+
+VIT_S = r"""\section{Heatmaps}
+We fine-tune a ViT-S/16 (\texttt{vit\_small\_patch16\_224}) on $224\times224$ crops of textile scans.
+"""
+
+
+def test_the_whole_sequence_with_its_class_token_does_not_fill_the_patch_grid(tmp_path):
+    # "class token included" / "including the class token": the 197 are the full sequence, reshaped as is
+    for i, words in enumerate(("Grad-CAM reads every one of the 197 tokens, the class token included, as "
+                               "positions of a $14\\times14$ map.",
+                               "The 197 token activations, including the class token, are folded into a "
+                               "$14\\times14$ map for Grad-CAM.")):
+        assert "CAM212" in _codes(tmp_path / str(i), VIT_S + words), words
+
+
+def test_the_whole_sequence_before_the_class_token_is_dropped_fits(tmp_path):
+    codes = _codes(tmp_path, VIT_S + "For Grad-CAM, all 197 tokens leave the last block; the class token is "
+                   "then discarded and the rest are folded into a $14\\times14$ map.")
+    assert "CAM212" not in codes

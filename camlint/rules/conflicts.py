@@ -175,8 +175,20 @@ def _fits(n: int, cells: int, prefix: int, qualifier: str, low: str, kept: bool 
 _STAYS = re.compile(r"\b(?:class|\[cls\]|cls) token\b[^.;]{0,20}?\b(?:stays?|remains?) in\b")
 
 
+# "all 197 tokens, class token included, are reshaped", "the full sequence of 197 tokens,
+# including the class token": the count is the whole sequence, prefix tokens in it ...
+_WHOLE = re.compile(r"\b(?:class|\[cls\]|cls) tokens? (?:is |are |being )?included\b"
+                    r"|\bincluding (?:the )?(?:\[cls\]|cls|class) tokens?\b"
+                    r"|\b(?:all|the full sequence of|the whole sequence of|every one of the) \d[\d,]* tokens\b")
+# ... unless the sentence also drops one ("all 197 tokens; the class token is then removed")
+_DROPPED = re.compile(r"\b(?:discard|drop|remov|exclud|omit|strip|slic|ignor|delet|cut off|thr[eo]w\w* away|set aside"
+                      r"|left out|leav\w* out)\w*")
+
+
 def _keeps_prefix(a, s) -> bool:
     """The sentence says the class (or another prefix) token is kept in the sequence."""
+    if _WHOLE.search(s.low) and not _DROPPED.search(s.low):
+        return True
     return bool(_STAYS.search(s.low)) or any(m.sentence is s and m.value == "kept"
                                             for m in a.prose.mentions.get("tokens", []))
 
