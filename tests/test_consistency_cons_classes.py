@@ -59,3 +59,34 @@ def test_the_whole_sequence_before_the_class_token_is_dropped_fits(tmp_path):
     codes = _codes(tmp_path, VIT_S + "For Grad-CAM, all 197 tokens leave the last block; the class token is "
                    "then discarded and the rest are folded into a $14\\times14$ map.")
     assert "CAM212" not in codes
+
+
+# --- a video's token volume against the length of its clip (CAM212) ---------------------------
+
+VIDEO = r"""\section{Spatio-temporal maps}
+We fine-tune a video transformer on {clip} of traffic footage at $224\times224$, patch size 16.
+Grad-CAM is applied to the last block; the patch tokens are arranged as a {t}$\times$14$\times$14
+volume over time, height and width.
+"""
+
+
+def _video(clip: str, t: int) -> str:
+    return VIDEO.replace("{clip}", clip).replace("{t}", str(t))
+
+
+def test_a_token_volume_with_more_time_positions_than_frames_is_flagged(tmp_path):
+    assert "CAM212" in _codes(tmp_path, _video("clips of 4 frames", 12))
+    assert "CAM212" in _codes(tmp_path / "b", _video("6-frame clips", 12))
+
+
+def test_a_token_volume_of_tubelets_or_frames_within_the_clip_fits(tmp_path):
+    assert "CAM212" not in _codes(tmp_path, _video("clips of 12 frames", 12))
+    assert "CAM212" not in _codes(tmp_path / "b", _video("24-frame clips", 12))
+    # no clip length stated: nothing to hold the volume against
+    assert "CAM212" not in _codes(tmp_path / "c", _video("short clips", 12))
+
+
+def test_the_length_of_the_upsampled_map_is_the_clip_length(tmp_path):
+    body = _video("short clips", 12) + ("Each map is trilinearly upsampled to "
+                                                      "$6\\times224\\times224$ for display.")
+    assert "CAM212" in _codes(tmp_path, body)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from camlint.rules import consistency
+from camlint.rules import consistency, volumes
 from camlint.rules.counting import readings
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
@@ -212,11 +212,33 @@ def _counts(a):
             yield s, int(re.sub(r"\D", "", m.group(1))), m.group(2).replace("-", " "), m
 
 
+def _volume_exceeds_clip(a):
+    """A video's token volume with more time positions than the clip has frames (the clip length
+    is read in any own sentence, the volume only where the paper states its own maps)."""
+    own = [s for s in a.prose.sentences if s.section.role not in ("related", "references")
+           and a.prose.scope.attribution.own(s)]
+    frames = volumes.clip_frames(own)
+    for s in own:
+        if s.unit.kind in ("heading", "title", "caption") or not a.prose.scope.in_scope(s) \
+                or _OTHER_MAPS.search(s.low):
+            continue
+        for m, (t, h, w) in volumes.token_volumes(s):
+            n = volumes.more_positions_than_frames((t, h, w), frames)
+            if n:
+                line, col = s.line_col(m.start())
+                yield Hit(f"the token volume is {t} x {h} x {w}, but a clip has {n} frames: tubelets of "
+                          f"one frame or more give at most {n} time positions", s.unit.file.display, line, col)
+                return
+
+
 def check_token_count_does_not_fit(a):
     if not (a.uses_cam and a.prose is not None):
         return
     if any(consistency.check_prefix_tokens_in_grid(a)) or any(consistency.check_grid_matches_input(a)):
         return                                       # CAM201 / CAM202 already say it
+    for hit in _volume_exceeds_clip(a):
+        yield hit
+        return
     grids, arch_cells = _sentence_grids(a), _architecture_cells(a)
     prefix = a.arch.num_prefix_tokens if a.arch is not None else 1
     for s, n, qualifier, m in _counts(a):
@@ -240,11 +262,13 @@ def check_token_count_does_not_fit(a):
 
 TOKEN_COUNT_DOES_NOT_FIT = Rule(
     code="CAM212", name="token-count-does-not-fit", item="reshape", severity="error",
-    summary="A stated number of tokens does not fit the stated grid, or the model's input and patch size.",
+    summary="A stated number of tokens does not fit the stated grid, or the model's input and patch "
+            "size; or a video's token volume has more time positions than the clip has frames.",
     rationale="The grid holds exactly its cells: 196 patch tokens fill 14 x 14, and a ViT-B/16 at "
               "224 px has 196 patch tokens plus its prefix tokens. '197 tokens on a 14 x 14 grid' or "
               "'576 tokens' at 224/16 means the text describes another model, another input or a "
-              "step it does not state.",
+              "step it does not state. A video transformer's tubelets span one frame or more, so an "
+              "8-frame clip gives at most 8 time positions, never a 16 x 14 x 14 volume.",
     bad="Our ViT-B/16 takes $224\\times224$ inputs; the class token is removed and the 197 remaining "
         "patch tokens are reshaped to a $14\\times14$ grid.",
     good="Our ViT-B/16 takes $224\\times224$ inputs; the class token is removed and the 196 remaining "
