@@ -90,3 +90,21 @@ def test_the_length_of_the_upsampled_map_is_the_clip_length(tmp_path):
     body = _video("short clips", 12) + ("Each map is trilinearly upsampled to "
                                                       "$6\\times224\\times224$ for display.")
     assert "CAM212" in _codes(tmp_path, body)
+
+
+# --- a head count written as a symbol still says how heads are combined (CAM205) --------------
+
+ATTN = r"""\section{Attention relevance}
+We explain a DeiT-B (\texttt{deit\_base\_patch16\_224}) with Grad-CAM on the post-softmax attention
+matrices of its last block, for the predicted logit.
+"""
+
+
+def test_heads_combined_over_a_symbolic_count_are_stated(tmp_path):
+    for i, words in enumerate(("Per head the product is clamped at zero, and the $K=12$ heads are then averaged.",
+                               "The clamped products are summed per head; we take the mean over the $m$ heads.")):
+        assert "CAM205" not in _codes(tmp_path / str(i), ATTN + words), words
+
+
+def test_attention_without_a_word_on_heads_is_still_flagged(tmp_path):
+    assert "CAM205" in _codes(tmp_path, ATTN + "The product is clamped at zero and reshaped to $14\\times14$.")
