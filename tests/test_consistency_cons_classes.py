@@ -108,3 +108,19 @@ def test_heads_combined_over_a_symbolic_count_are_stated(tmp_path):
 
 def test_attention_without_a_word_on_heads_is_still_flagged(tmp_path):
     assert "CAM205" in _codes(tmp_path, ATTN + "The product is clamped at zero and reshaped to $14\\times14$.")
+
+
+# --- a kept class token outside the part that states the maps is not the paper's policy (CAM201)
+
+def test_a_task_set_to_the_reader_does_not_keep_the_class_token(tmp_path):
+    body = r"""\section{Grad-CAM on a ViT-B/16}
+We explain \texttt{vit\_base\_patch16\_224} with Grad-CAM at the norm1 output of the last block.
+The token activations are folded into a $14\times14$ map in raster order.
+\section{Exercises}
+\begin{enumerate}
+\item Retain the class token and reshape the 197 token activations in your own implementation. Which error appears?
+\end{enumerate}
+"""
+    assert "CAM201" not in _codes(tmp_path, body)
+    stated = body.replace("in raster order.", "in raster order; we retain the class token in the sequence.")
+    assert "CAM201" in _codes(tmp_path / "kept", stated)

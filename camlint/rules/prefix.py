@@ -10,7 +10,7 @@ def kept_prefix(a) -> dict[str, int]:
     """Prefix tokens of the architecture that the stated token policy keeps: name -> count."""
     info = a.arch
     drop = F.dropped(a.values.get("tokens"))
-    if drop is None or (info is not None and info.family == "swin"):
+    if drop is None or (info is not None and info.family == "swin") or not _kept_where_maps_are_stated(a):
         return {}
     if info is None:
         present = {"cls": 1}                     # a ViT whose name we cannot read: one [CLS]
@@ -34,3 +34,13 @@ def _dropped_by_name(a) -> set[str]:
     said = [m.sentence.low for m in a.prose.mentions.get("tokens", [])
             if m.slot == "drop" and not m.vague and not _KEPT.search(m.sentence.low)]
     return {k for k, rx in _PREFIX_WORDS.items() if any(rx.search(low) for low in said)}
+
+
+def _kept_where_maps_are_stated(a) -> bool:
+    """A kept prefix token is the paper's policy where the camspec gives the policy or a sentence
+    in the part of the paper that states its maps keeps it; a sentence elsewhere sets the reader
+    a task or speaks of other maps ("Exercise: keep the class token and try to reshape 197 tokens")."""
+    if a.prose is None or any(F.dropped(src.data.get("tokens")) is not None for src in a.specs):
+        return True
+    kept = [m for m in a.prose.mentions.get("tokens", []) if m.value == "kept" and not m.vague]
+    return not kept or any(a.prose.scope.in_scope(m.sentence) for m in kept)
