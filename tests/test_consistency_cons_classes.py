@@ -124,3 +124,31 @@ The token activations are folded into a $14\times14$ map in raster order.
     assert "CAM201" not in _codes(tmp_path, body)
     stated = body.replace("in raster order.", "in raster order; we retain the class token in the sequence.")
     assert "CAM201" in _codes(tmp_path / "kept", stated)
+
+
+# --- a camspec written in short words disagrees with the text on any key (CAM210) -------------
+
+def _spec_doc(prose: str, spec: str) -> str:
+    return (r"""\section{Saliency}
+We explain a ViT-S/16 (\texttt{vit\_small\_patch16\_224}, ImageNet-21k weights) with Grad-CAM.
+""" + prose + "\n\\begin{camspec}\nmethod: Grad-CAM\n" + spec + "\n\\end{camspec}\n")
+
+
+def test_short_camspec_words_are_read_through_the_schema_synonyms(tmp_path):
+    cases = [("The channel-weighted sum is left signed, with no rectification at all.", "relu: after sum"),
+             ("We keep the class token in the sequence passed to the reshape.", "tokens: drop cls"),
+             ("The 196 patch tokens are placed on the $14\\times14$ grid in column-major order.",
+              "reshape: 196 tokens to 14 x 14, raster order")]
+    for i, (prose, spec) in enumerate(cases):
+        assert "CAM210" in _codes(tmp_path / str(i), _spec_doc(prose, spec)), spec
+
+
+def test_short_camspec_words_that_agree_with_the_text_are_silent(tmp_path):
+    cases = [("The channel-weighted sum is left signed, with no rectification at all.", "relu: none"),
+             ("The class token and the distillation token are both discarded.", "tokens: drop cls and dist tokens"),
+             ("The 196 patch tokens are placed on the $14\\times14$ grid in raster order.",
+              "reshape: 196 tokens to 14 x 14, row-major"),
+             # a word that is no synonym pins nothing: no guess at what "standard" means
+             ("The channel-weighted sum is left signed, with no rectification at all.", "relu: standard")]
+    for i, (prose, spec) in enumerate(cases):
+        assert "CAM210" not in _codes(tmp_path / str(i), _spec_doc(prose, spec)), spec

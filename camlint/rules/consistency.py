@@ -10,6 +10,7 @@ from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 from camlint.rules.counting import count_pinned
 from camlint.rules.prefix import kept_prefix
+from camlint.rules.specwords import compact
 
 _PREFIX_NAMES = {"cls": "[CLS]", "dist": "distillation", "registers": "register"}
 
@@ -319,7 +320,7 @@ def _comparable(item: Item, value, depth):
 
         canon = vocab.canonical(item.words or "", value)
         if not canon.exact:     # words, not a canonical value: compare what the words pin down
-            value = structured(item.key, value)
+            value = structured(item.key, value) or compact(item.key, value)
             if value is None:
                 return None
     return item.compare(value, depth)
