@@ -152,3 +152,22 @@ def test_short_camspec_words_that_agree_with_the_text_are_silent(tmp_path):
              ("The channel-weighted sum is left signed, with no rectification at all.", "relu: standard")]
     for i, (prose, spec) in enumerate(cases):
         assert "CAM210" not in _codes(tmp_path / str(i), _spec_doc(prose, spec)), spec
+
+
+def test_a_sentence_giving_the_sequence_and_the_patch_count_fits(tmp_path):
+    # "197 tokens including the class token ... only the 196 patch tokens": both counts are given
+    codes = _codes(tmp_path, VIT_S + "For Grad-CAM the encoder returns 197 tokens including the class token, "
+                   "and only the 196 patch tokens are laid on a $14\\times14$ grid.")
+    assert "CAM212" not in codes
+
+
+def test_the_method_s_original_formulation_is_not_another_map(tmp_path):
+    # "as in the original Grad-CAM++ formulation" names where the weights come from; the sentence
+    # still states the block of the paper's own maps
+    body = r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on leaf images.
+Grad-CAM++ maps are computed at the penultimate block, with the second-order weights of the original
+Grad-CAM++ formulation.
+"""
+    assert "CAM211" in _codes(tmp_path, body + _camspec("blocks[11]"))
+    assert "CAM211" not in _codes(tmp_path / "good", body + _camspec("blocks[10]"))

@@ -24,7 +24,10 @@ _OTHER_MAPS = re.compile(
     r"|also (?:computed|tried|tested|report\w*|show\w*|examined|evaluated|ran)|other (?:blocks|layers)"
     r"|each (?:block|layer)|every (?:block|layer)|all (?:blocks|layers)|earlier (?:blocks|layers)"
     r"|intermediate|shallow\w*|deeper|different (?:blocks?|layers?|depths?)"
-    r"|for reference|would|could|previous(?:ly)?|original|prior work|tutorial|default)\b")
+    r"|for reference|would|could|previous(?:ly)?|prior work|tutorial|default"
+    # "as in the original Grad-CAM++ formulation", "the original image": the method's definition
+    # and the input are not other maps
+    r"|original(?! (?:[\w+-]+ )?(?:formulations?|definitions?|images?|inputs?|resolution|size|photographs?)\b))\b")
 # A prose sentence states the block of the maps only where it speaks of the maps or their hooks.
 _ABOUT_MAPS = re.compile(r"\b(?:maps?|(?:grad-?)?cam\w*|hook\w*|gradients?|saliency|heat ?maps?|explanations?"
                          r"|target[_ ]layers?|activations?|taken|extracted|computed)\b"
@@ -187,8 +190,9 @@ _DROPPED = re.compile(r"\b(?:discard|drop|remov|exclud|omit|strip|slic|ignor|del
 
 def _keeps_prefix(a, s) -> bool:
     """The sentence says the class (or another prefix) token is kept in the sequence."""
-    if _WHOLE.search(s.low) and not _DROPPED.search(s.low):
-        return True
+    if _WHOLE.search(s.low) and not _DROPPED.search(s.low) \
+            and len({c.group(1) for c in _COUNT.finditer(s.low)}) <= 1:
+        return True                                  # one count: "197 tokens ... the 196 reshaped" gives both
     return bool(_STAYS.search(s.low)) or any(m.sentence is s and m.value == "kept"
                                             for m in a.prose.mentions.get("tokens", []))
 
