@@ -106,6 +106,17 @@ def test_heads_combined_over_a_symbolic_count_are_stated(tmp_path):
         assert "CAM205" not in _codes(tmp_path / str(i), ATTN + words), words
 
 
+def test_heads_as_the_object_or_the_axis_of_the_aggregation_are_stated(tmp_path):
+    # "we average the heads", "over the head dimension", "head-wise mean", "the maximum across heads"
+    for i, words in enumerate(("After clamping, we average the attention heads of the last block.",
+                               "The clamped products are averaged over the head dimension.",
+                               "A head-wise mean turns the clamped products into one matrix.",
+                               "Of the clamped products we keep the maximum across heads.",
+                               "The mean is computed over heads once the products are clamped.",
+                               "Each head is used as a separate channel of the feature map.")):
+        assert "CAM205" not in _codes(tmp_path / str(i), ATTN + words), words
+
+
 def test_attention_without_a_word_on_heads_is_still_flagged(tmp_path):
     assert "CAM205" in _codes(tmp_path, ATTN + "The product is clamped at zero and reshaped to $14\\times14$.")
 
