@@ -182,3 +182,13 @@ Grad-CAM++ formulation.
 """
     assert "CAM211" in _codes(tmp_path, body + _camspec("blocks[11]"))
     assert "CAM211" not in _codes(tmp_path / "good", body + _camspec("blocks[10]"))
+
+
+def test_a_camspec_block_given_as_a_module_path_is_compared_with_the_text(tmp_path):
+    # "layer: blocks.8" is the module path named_modules() gives; the text says the last block
+    body = r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on leaf images.
+Grad-CAM maps are computed at the last block of the encoder.
+"""
+    assert "CAM211" in _codes(tmp_path, body + _camspec("blocks.8"))
+    assert "CAM211" not in _codes(tmp_path / "good", body + _camspec("model.blocks.11 (the last one)"))

@@ -10,6 +10,7 @@ import re
 
 from camlint.rules import consistency, volumes
 from camlint.rules.counting import readings
+from camlint.rules.specwords import compact
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 
@@ -89,7 +90,7 @@ def _spec_layer(a, depth: int):
 
     for src in a.specs:
         value = src.data.get("layer")
-        value = structured("layer", value) if isinstance(value, str) else value
+        value = (structured("layer", value) or compact("layer", value)) if isinstance(value, str) else value
         b = F.blocks(value, depth) if isinstance(value, dict) else None
         if b and len(b) == 1 and 0 <= b[0] < depth:
             yield src, frozenset(b)

@@ -1,5 +1,5 @@
 """Short camspec words that the prose vocabulary does not read: "relu: after weighted sum",
-"tokens: drop cls and dist tokens (first two)". A camspec is written as a key and a short value,
+"tokens: drop cls and dist tokens (first two)", "layer: blocks.9". A camspec is written as a key and a short value,
 not as a sentence, so CAM210 reads such a value through the schema's own synonyms (camlint/core/
 vocab.py), never by a fuzzy match: a word that is no synonym pins nothing.
 """
@@ -13,6 +13,8 @@ from camlint.core import vocab
 _SINGLE = ("relu", "weighting", "heads", "location")
 # "drop cls and dist tokens (first two)", "remove the class token", "discard cls, dist"
 _DROP = re.compile(r"^(?:drop|discard|remove|exclude|strip)\s+(?:the\s+)?([\w\s,+&]+?)(?:\s+tokens?)?\s*(?:\(.*)?$")
+# a module path, as named_modules() gives it: "blocks.9", "model.blocks.11 (last of 12)", "encoder.layer.10"
+_MODULE = re.compile(r"^(?:[a-z_]+\.){0,3}?(?:blocks|layers?|resblocks)\.(\d{1,3})(?![\w.])")
 _AND = re.compile(r"\s*(?:,|\+|&|\band\b)\s*(?:the\s+)?")
 
 
@@ -30,6 +32,9 @@ def compact(key: str, text: str):
         return None                                  # a camspec value, not a paragraph
     if key in _SINGLE:
         return _synonym(key, re.sub(r"\s*\(.*\)\s*$", "", t))   # "after weighted sum (ReLU)"
+    if key == "layer":
+        m = _MODULE.match(t)
+        return {"block": int(m.group(1))} if m else None
     m = _DROP.match(t) if key == "tokens" else None
     if m:
         names = [_synonym("tokens.drop", re.sub(r"\s+tokens?$", "", part)) for part in _AND.split(m.group(1))]
