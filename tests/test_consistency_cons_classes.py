@@ -149,7 +149,8 @@ def test_short_camspec_words_are_read_through_the_schema_synonyms(tmp_path):
     cases = [("The channel-weighted sum is left signed, with no rectification at all.", "relu: after sum"),
              ("We keep the class token in the sequence passed to the reshape.", "tokens: drop cls"),
              ("The 196 patch tokens are placed on the $14\\times14$ grid in column-major order.",
-              "reshape: 196 tokens to 14 x 14, raster order")]
+              "reshape: 196 tokens to 14 x 14, raster order"),
+             ("Every map is rescaled to the unit interval by its minimum and maximum.", "postprocess: none")]
     for i, (prose, spec) in enumerate(cases):
         assert "CAM210" in _codes(tmp_path / str(i), _spec_doc(prose, spec)), spec
 

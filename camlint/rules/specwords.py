@@ -32,6 +32,8 @@ def compact(key: str, text: str):
         return None                                  # a camspec value, not a paragraph
     if key in _SINGLE:
         return _synonym(key, re.sub(r"\s*\(.*\)\s*$", "", t))   # "after weighted sum (ReLU)"
+    if key == "postprocess" and t in ("none", "no", "raw"):
+        return {"normalize": "none"}                 # nothing done to the map: not normalised
     if key == "layer":
         m = _MODULE.match(t)
         return {"block": int(m.group(1))} if m else None
