@@ -1,7 +1,9 @@
 """Short camspec words that the prose vocabulary does not read: "relu: after weighted sum",
-"tokens: drop cls and dist tokens (first two)", "layer: blocks.9". A camspec is written as a key and a short value,
-not as a sentence, so CAM210 reads such a value through the schema's own synonyms (camlint/core/
-vocab.py), never by a fuzzy match: a word that is no synonym pins nothing.
+"tokens: drop cls and dist tokens (first two)", "layer: blocks.9", "postprocess: none".
+
+A camspec is written as a key and a short value, not as a sentence, so CAM210 and CAM211 read
+such a value through the schema's own synonyms (camlint/core/vocab.py), never by a fuzzy match:
+a word that is no synonym pins nothing.
 """
 from __future__ import annotations
 
