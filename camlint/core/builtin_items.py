@@ -113,6 +113,18 @@ def _postprocess_form(value, depth):
                  else None for s in ("normalize", "upsample"))
 
 
+def _keep_differs(a, b) -> bool:
+    # one side keeps every token, the other drops some; which prefix tokens a sentence names in
+    # one drop ("the class and distillation tokens are removed") is read for [CLS] alone
+    return a is not None and b is not None and (a == ()) != (b == ())
+
+
+def _reshape_form(value, depth):
+    # the grid and, where both sides give it, the order (row-major and column-major maps differ)
+    order = value.get("order") if isinstance(value, dict) else None
+    return V.grid(value), vocab.canonical("reshape.order", order).value if V.is_concrete(order) else None
+
+
 def _single_form(key: str):
     return lambda value, depth: V.canonical_single(key, value)
 
@@ -169,12 +181,12 @@ BUILTIN: tuple[Item, ...] = (
          (Slot("drop", "what is dropped or kept"), Slot("gradients_from", "where gradients are read", False)),
          _tokens, forms.tokens, "{drop: [cls, dist, registers] or []}",
          executable=True, sweep=({"drop": ["cls"]}, {"drop": ["cls"], "gradients_from": "cls"}),
-         compare=_tokens_form, advice=ADVICE["tokens"], phrases=True),
+         compare=_tokens_form, differs=_keep_differs, advice=ADVICE["tokens"], phrases=True),
     Item("reshape", "how the token sequence becomes a 2-D grid (size and order)",
          (Slot("grid", "grid size"), Slot("order", "token order", False)),
          _reshape, forms.reshape, "{grid: [rows, cols], order: row_major | column_major}",
          executable=True, sweep=({"grid": "auto", "order": "row_major"},),
-         compare=lambda v, depth: V.grid(v), advice=ADVICE["reshape"], phrases=True),
+         compare=_reshape_form, differs=_slots_differ, advice=ADVICE["reshape"], phrases=True),
     Item("weighting", "how channels (or heads) are combined", (Slot("rule", "combination rule"),),
          _single, forms.weighting, _alternatives(vocab.WEIGHTINGS),
          executable=True, sweep=("gap_gradients", "elementwise"), compare=_single_form("weighting"),

@@ -8,20 +8,27 @@ from __future__ import annotations
 
 import re
 
-from camlint.rules import consistency
+from camlint.rules import consistency, volumes
 from camlint.rules.counting import readings
+from camlint.rules.specwords import compact
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 
 # Where the rest of a sentence gives a reason or a contrast, not the setting itself.
 _ASIDE = re.compile(r"\b(?:because|since|as opposed|whereas|while|unlike|rather than|instead of|than)\b")
-# Sentences about other maps than the ones shown: ablations, sweeps, comparisons, alternatives.
+# Sentences about other maps than the ones shown: ablations, sweeps, comparisons, alternatives
+# (not the shown maps compared across groups or images: "normalised for comparison across sites").
 _OTHER_MAPS = re.compile(
-    r"\b(?:ablat\w*|sweep\w*|compar\w*|baselines?|alternatives?|alternatively|vary|varies|varying|varied"
+    r"\b(?:ablat\w*|sweep\w*|baselines?|compar\w*(?!\s+(?:across|among)\s+(?!(?:the\s+|all\s+)?(?:[\w-]+\s+)?"
+    r"(?:blocks?|layers?|methods?|variants?|depths?|explainers?|baselines?)\b))"
+    r"|alternatives?|alternatively|vary|varies|varying|varied"
     r"|also (?:computed|tried|tested|report\w*|show\w*|examined|evaluated|ran)|other (?:blocks|layers)"
     r"|each (?:block|layer)|every (?:block|layer)|all (?:blocks|layers)|earlier (?:blocks|layers)"
     r"|intermediate|shallow\w*|deeper|different (?:blocks?|layers?|depths?)"
-    r"|for reference|would|could|previous(?:ly)?|original|prior work|tutorial|default)\b")
+    r"|for reference|would|could|previous(?:ly)?|prior work|tutorial|default"
+    # "as in the original Grad-CAM++ formulation", "the original image": the method's definition
+    # and the input are not other maps
+    r"|original(?! (?:[\w+-]+ )?(?:formulations?|definitions?|images?|inputs?|resolution|size|photographs?)\b))\b")
 # A prose sentence states the block of the maps only where it speaks of the maps or their hooks.
 _ABOUT_MAPS = re.compile(r"\b(?:maps?|(?:grad-?)?cam\w*|hook\w*|gradients?|saliency|heat ?maps?|explanations?"
                          r"|target[_ ]layers?|activations?|taken|extracted|computed)\b"
@@ -83,7 +90,7 @@ def _spec_layer(a, depth: int):
 
     for src in a.specs:
         value = src.data.get("layer")
-        value = structured("layer", value) if isinstance(value, str) else value
+        value = (structured("layer", value) or compact("layer", value)) if isinstance(value, str) else value
         b = F.blocks(value, depth) if isinstance(value, dict) else None
         if b and len(b) == 1 and 0 <= b[0] < depth:
             yield src, frozenset(b)
@@ -172,8 +179,21 @@ def _fits(n: int, cells: int, prefix: int, qualifier: str, low: str, kept: bool 
 _STAYS = re.compile(r"\b(?:class|\[cls\]|cls) token\b[^.;]{0,20}?\b(?:stays?|remains?) in\b")
 
 
+# "all 197 tokens, class token included, are reshaped", "the full sequence of 197 tokens,
+# including the class token": the count is the whole sequence, prefix tokens in it ...
+_WHOLE = re.compile(r"\b(?:class|\[cls\]|cls) tokens? (?:is |are |being )?included\b"
+                    r"|\bincluding (?:the )?(?:\[cls\]|cls|class) tokens?\b"
+                    r"|\b(?:all|the full sequence of|the whole sequence of|every one of the) \d[\d,]* tokens\b")
+# ... unless the sentence also drops one ("all 197 tokens; the class token is then removed")
+_DROPPED = re.compile(r"\b(?:discard|drop|remov|exclud|omit|strip|slic|ignor|delet|cut off|thr[eo]w\w* away|set aside"
+                      r"|left out|leav\w* out)\w*")
+
+
 def _keeps_prefix(a, s) -> bool:
     """The sentence says the class (or another prefix) token is kept in the sequence."""
+    if _WHOLE.search(s.low) and not _DROPPED.search(s.low) \
+            and len({c.group(1) for c in _COUNT.finditer(s.low)}) <= 1:
+        return True                                  # one count: "197 tokens ... the 196 reshaped" gives both
     return bool(_STAYS.search(s.low)) or any(m.sentence is s and m.value == "kept"
                                             for m in a.prose.mentions.get("tokens", []))
 
@@ -197,11 +217,33 @@ def _counts(a):
             yield s, int(re.sub(r"\D", "", m.group(1))), m.group(2).replace("-", " "), m
 
 
+def _volume_exceeds_clip(a):
+    """A video's token volume with more time positions than the clip has frames (the clip length
+    is read in any own sentence, the volume only where the paper states its own maps)."""
+    own = [s for s in a.prose.sentences if s.section.role not in ("related", "references")
+           and a.prose.scope.attribution.own(s)]
+    frames = volumes.clip_frames(own)
+    for s in own:
+        if s.unit.kind in ("heading", "title", "caption") or not a.prose.scope.in_scope(s) \
+                or _OTHER_MAPS.search(s.low):
+            continue
+        for m, (t, h, w) in volumes.token_volumes(s):
+            n = volumes.more_positions_than_frames((t, h, w), frames)
+            if n:
+                line, col = s.line_col(m.start())
+                yield Hit(f"the token volume is {t} x {h} x {w}, but a clip has {n} frames: tubelets of "
+                          f"one frame or more give at most {n} time positions", s.unit.file.display, line, col)
+                return
+
+
 def check_token_count_does_not_fit(a):
     if not (a.uses_cam and a.prose is not None):
         return
     if any(consistency.check_prefix_tokens_in_grid(a)) or any(consistency.check_grid_matches_input(a)):
         return                                       # CAM201 / CAM202 already say it
+    for hit in _volume_exceeds_clip(a):
+        yield hit
+        return
     grids, arch_cells = _sentence_grids(a), _architecture_cells(a)
     prefix = a.arch.num_prefix_tokens if a.arch is not None else 1
     for s, n, qualifier, m in _counts(a):
@@ -225,11 +267,13 @@ def check_token_count_does_not_fit(a):
 
 TOKEN_COUNT_DOES_NOT_FIT = Rule(
     code="CAM212", name="token-count-does-not-fit", item="reshape", severity="error",
-    summary="A stated number of tokens does not fit the stated grid, or the model's input and patch size.",
+    summary="A stated number of tokens does not fit the stated grid, or the model's input and patch "
+            "size; or a video's token volume has more time positions than the clip has frames.",
     rationale="The grid holds exactly its cells: 196 patch tokens fill 14 x 14, and a ViT-B/16 at "
               "224 px has 196 patch tokens plus its prefix tokens. '197 tokens on a 14 x 14 grid' or "
               "'576 tokens' at 224/16 means the text describes another model, another input or a "
-              "step it does not state.",
+              "step it does not state. A video transformer's tubelets span one frame or more, so an "
+              "8-frame clip gives at most 8 time positions, never a 16 x 14 x 14 volume.",
     bad="Our ViT-B/16 takes $224\\times224$ inputs; the class token is removed and the 197 remaining "
         "patch tokens are reshaped to a $14\\times14$ grid.",
     good="Our ViT-B/16 takes $224\\times224$ inputs; the class token is removed and the 196 remaining "

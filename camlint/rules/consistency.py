@@ -9,43 +9,15 @@ from camlint.rules import completeness
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 from camlint.rules.counting import count_pinned
+from camlint.rules.prefix import kept_prefix
+from camlint.rules.specwords import compact
 
 _PREFIX_NAMES = {"cls": "[CLS]", "dist": "distillation", "registers": "register"}
 
 
-def _kept_prefix(a) -> dict[str, int]:
-    """Prefix tokens of the architecture that the stated token policy keeps: name -> count."""
-    info = a.arch
-    drop = F.dropped(a.values.get("tokens"))
-    if drop is None or (info is not None and info.family == "swin"):
-        return {}
-    if info is None:
-        present = {"cls": 1}                     # a ViT whose name we cannot read: one [CLS]
-    else:
-        distilled = int("distill" in info.name)
-        present = {"cls": int(info.has_cls), "dist": distilled,
-                   "registers": info.num_prefix_tokens - int(info.has_cls) - distilled}
-    drop = set(drop) | _dropped_by_name(a)
-    return {k: n for k, n in present.items() if n > 0 and k not in drop}
-
-
-_KEPT = re.compile(r"\b(?:keep\w*|kept|retain\w*|preserv\w*)\b")
-_PREFIX_WORDS = {"dist": re.compile(r"\bdistill"), "registers": re.compile(r"\bregisters?\b")}
-
-
-def _dropped_by_name(a) -> set[str]:
-    """Prefix tokens named in a sentence that drops tokens ("the class token and the distillation
-    token were removed"), where the drop was read for [CLS] alone."""
-    if a.prose is None:
-        return set()
-    said = [m.sentence.low for m in a.prose.mentions.get("tokens", [])
-            if m.slot == "drop" and not m.vague and not _KEPT.search(m.sentence.low)]
-    return {k for k, rx in _PREFIX_WORDS.items() if any(rx.search(low) for low in said)}
-
-
 def check_prefix_tokens_in_grid(a):
     g = F.grid(a.values.get("reshape"))
-    kept = _kept_prefix(a)
+    kept = kept_prefix(a)
     if not (a.uses_cam and g and kept):
         return
     cells = g[0] * g[1]
@@ -348,7 +320,7 @@ def _comparable(item: Item, value, depth):
 
         canon = vocab.canonical(item.words or "", value)
         if not canon.exact:     # words, not a canonical value: compare what the words pin down
-            value = structured(item.key, value)
+            value = structured(item.key, value) or compact(item.key, value)
             if value is None:
                 return None
     return item.compare(value, depth)

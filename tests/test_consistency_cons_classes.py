@@ -1,0 +1,195 @@
+"""Consistency findings (CAM2xx) on classes of writing seen in the held-out sets 11-14: each test
+pairs a statement that contradicts another (or the architecture) with a near twin that does not.
+The sentences are new, written for these tests."""
+from __future__ import annotations
+
+from conftest import lint_tex
+
+
+def _codes(tmp_path, body: str) -> set[str]:
+    return {f["code"] for f in lint_tex(tmp_path, body)["findings"] if f["code"].startswith("CAM2")}
+
+
+def _camspec(layer: str) -> str:
+    return "\\begin{camspec}\nmethod: Grad-CAM\nlayer: " + layer + "\n\\end{camspec}\n"
+
+
+# --- the shown maps compared across groups are still the shown maps (CAM211) ------------------
+
+def test_maps_rescaled_for_comparison_across_groups_still_state_their_block(tmp_path):
+    # "for comparison among hospitals" compares the paper's own maps between subsets of the data;
+    # it is not a comparison with maps from another block or method
+    bad = _codes(tmp_path, r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on chest radiographs.
+Grad-CAM maps are taken at the final encoder block (index 11) and rescaled for comparison among hospitals.
+""" + _camspec("blocks[9]"))
+    assert "CAM211" in bad
+    good = _codes(tmp_path / "good", r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on chest radiographs.
+Grad-CAM maps are taken at the final encoder block (index 11) and rescaled for comparison among hospitals.
+""" + _camspec("blocks[11]"))
+    assert "CAM211" not in good
+
+
+def test_a_comparison_across_blocks_is_still_a_sweep(tmp_path):
+    codes = _codes(tmp_path, r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on chest radiographs.
+Grad-CAM maps at block 6 are shown for comparison across the deeper blocks.
+""" + _camspec("blocks[11]"))
+    assert "CAM211" not in codes
+
+
+# --- a count said to be the whole sequence, prefix tokens included (CAM212) -------------------
+
+VIT_S = r"""\section{Heatmaps}
+We fine-tune a ViT-S/16 (\texttt{vit\_small\_patch16\_224}) on $224\times224$ crops of textile scans.
+"""
+
+
+def test_the_whole_sequence_with_its_class_token_does_not_fill_the_patch_grid(tmp_path):
+    # "class token included" / "including the class token": the 197 are the full sequence, reshaped as is
+    for i, words in enumerate(("Grad-CAM reads every one of the 197 tokens, the class token included, as "
+                               "positions of a $14\\times14$ map.",
+                               "The 197 token activations, including the class token, are folded into a "
+                               "$14\\times14$ map for Grad-CAM.")):
+        assert "CAM212" in _codes(tmp_path / str(i), VIT_S + words), words
+
+
+def test_the_whole_sequence_before_the_class_token_is_dropped_fits(tmp_path):
+    codes = _codes(tmp_path, VIT_S + "For Grad-CAM, all 197 tokens leave the last block; the class token is "
+                   "then discarded and the rest are folded into a $14\\times14$ map.")
+    assert "CAM212" not in codes
+
+
+# --- a video's token volume against the length of its clip (CAM212) ---------------------------
+
+VIDEO = r"""\section{Spatio-temporal maps}
+We fine-tune a video transformer on {clip} of traffic footage at $224\times224$, patch size 16.
+Grad-CAM is applied to the last block; the patch tokens are arranged as a {t}$\times$14$\times$14
+volume over time, height and width.
+"""
+
+
+def _video(clip: str, t: int) -> str:
+    return VIDEO.replace("{clip}", clip).replace("{t}", str(t))
+
+
+def test_a_token_volume_with_more_time_positions_than_frames_is_flagged(tmp_path):
+    assert "CAM212" in _codes(tmp_path, _video("clips of 4 frames", 12))
+    assert "CAM212" in _codes(tmp_path / "b", _video("6-frame clips", 12))
+
+
+def test_a_token_volume_of_tubelets_or_frames_within_the_clip_fits(tmp_path):
+    assert "CAM212" not in _codes(tmp_path, _video("clips of 12 frames", 12))
+    assert "CAM212" not in _codes(tmp_path / "b", _video("24-frame clips", 12))
+    # no clip length stated: nothing to hold the volume against
+    assert "CAM212" not in _codes(tmp_path / "c", _video("short clips", 12))
+
+
+def test_the_length_of_the_upsampled_map_is_the_clip_length(tmp_path):
+    body = _video("short clips", 12) + ("Each map is trilinearly upsampled to "
+                                                      "$6\\times224\\times224$ for display.")
+    assert "CAM212" in _codes(tmp_path, body)
+
+
+# --- a head count written as a symbol still says how heads are combined (CAM205) --------------
+
+ATTN = r"""\section{Attention relevance}
+We explain a DeiT-B (\texttt{deit\_base\_patch16\_224}) with Grad-CAM on the post-softmax attention
+matrices of its last block, for the predicted logit.
+"""
+
+
+def test_heads_combined_over_a_symbolic_count_are_stated(tmp_path):
+    for i, words in enumerate(("Per head the product is clamped at zero, and the $K=12$ heads are then averaged.",
+                               "The clamped products are summed per head; we take the mean over the $m$ heads.")):
+        assert "CAM205" not in _codes(tmp_path / str(i), ATTN + words), words
+
+
+def test_heads_as_the_object_or_the_axis_of_the_aggregation_are_stated(tmp_path):
+    # "we average the heads", "over the head dimension", "head-wise mean", "the maximum across heads"
+    for i, words in enumerate(("After clamping, we average the attention heads of the last block.",
+                               "The clamped products are averaged over the head dimension.",
+                               "A head-wise mean turns the clamped products into one matrix.",
+                               "Of the clamped products we keep the maximum across heads.",
+                               "The mean is computed over heads once the products are clamped.",
+                               "Each head is used as a separate channel of the feature map.")):
+        assert "CAM205" not in _codes(tmp_path / str(i), ATTN + words), words
+
+
+def test_attention_without_a_word_on_heads_is_still_flagged(tmp_path):
+    assert "CAM205" in _codes(tmp_path, ATTN + "The product is clamped at zero and reshaped to $14\\times14$.")
+
+
+# --- a kept class token outside the part that states the maps is not the paper's policy (CAM201)
+
+def test_a_task_set_to_the_reader_does_not_keep_the_class_token(tmp_path):
+    body = r"""\section{Grad-CAM on a ViT-B/16}
+We explain \texttt{vit\_base\_patch16\_224} with Grad-CAM at the norm1 output of the last block.
+The token activations are folded into a $14\times14$ map in raster order.
+\section{Exercises}
+\begin{enumerate}
+\item Retain the class token and reshape the 197 token activations in your own implementation. Which error appears?
+\end{enumerate}
+"""
+    assert "CAM201" not in _codes(tmp_path, body)
+    stated = body.replace("in raster order.", "in raster order; we retain the class token in the sequence.")
+    assert "CAM201" in _codes(tmp_path / "kept", stated)
+
+
+# --- a camspec written in short words disagrees with the text on any key (CAM210) -------------
+
+def _spec_doc(prose: str, spec: str) -> str:
+    return (r"""\section{Saliency}
+We explain a ViT-S/16 (\texttt{vit\_small\_patch16\_224}, ImageNet-21k weights) with Grad-CAM.
+""" + prose + "\n\\begin{camspec}\nmethod: Grad-CAM\n" + spec + "\n\\end{camspec}\n")
+
+
+def test_short_camspec_words_are_read_through_the_schema_synonyms(tmp_path):
+    cases = [("The channel-weighted sum is left signed, with no rectification at all.", "relu: after sum"),
+             ("We keep the class token in the sequence passed to the reshape.", "tokens: drop cls"),
+             ("The 196 patch tokens are placed on the $14\\times14$ grid in column-major order.",
+              "reshape: 196 tokens to 14 x 14, raster order"),
+             ("Every map is rescaled to the unit interval by its minimum and maximum.", "postprocess: none")]
+    for i, (prose, spec) in enumerate(cases):
+        assert "CAM210" in _codes(tmp_path / str(i), _spec_doc(prose, spec)), spec
+
+
+def test_short_camspec_words_that_agree_with_the_text_are_silent(tmp_path):
+    cases = [("The channel-weighted sum is left signed, with no rectification at all.", "relu: none"),
+             ("The class token and the distillation token are both discarded.", "tokens: drop cls and dist tokens"),
+             ("The 196 patch tokens are placed on the $14\\times14$ grid in raster order.",
+              "reshape: 196 tokens to 14 x 14, row-major"),
+             # a word that is no synonym pins nothing: no guess at what "standard" means
+             ("The channel-weighted sum is left signed, with no rectification at all.", "relu: standard")]
+    for i, (prose, spec) in enumerate(cases):
+        assert "CAM210" not in _codes(tmp_path / str(i), _spec_doc(prose, spec)), spec
+
+
+def test_a_sentence_giving_the_sequence_and_the_patch_count_fits(tmp_path):
+    # "197 tokens including the class token ... only the 196 patch tokens": both counts are given
+    codes = _codes(tmp_path, VIT_S + "For Grad-CAM the encoder returns 197 tokens including the class token, "
+                   "and only the 196 patch tokens are laid on a $14\\times14$ grid.")
+    assert "CAM212" not in codes
+
+
+def test_the_method_s_original_formulation_is_not_another_map(tmp_path):
+    # "as in the original Grad-CAM++ formulation" names where the weights come from; the sentence
+    # still states the block of the paper's own maps
+    body = r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on leaf images.
+Grad-CAM++ maps are computed at the penultimate block, with the second-order weights of the original
+Grad-CAM++ formulation.
+"""
+    assert "CAM211" in _codes(tmp_path, body + _camspec("blocks[11]"))
+    assert "CAM211" not in _codes(tmp_path / "good", body + _camspec("blocks[10]"))
+
+
+def test_a_camspec_block_given_as_a_module_path_is_compared_with_the_text(tmp_path):
+    # "layer: blocks.8" is the module path named_modules() gives; the text says the last block
+    body = r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on leaf images.
+Grad-CAM maps are computed at the last block of the encoder.
+"""
+    assert "CAM211" in _codes(tmp_path, body + _camspec("blocks.8"))
+    assert "CAM211" not in _codes(tmp_path / "good", body + _camspec("model.blocks.11 (the last one)"))
