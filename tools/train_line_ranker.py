@@ -1,8 +1,8 @@
-"""Train the per-key line ranker (camlint/extract/line_ranker.json.gz) from a labelled corpus.
+"""Train the per-key line ranker (camlint/extract/line_ranker.json.gz) from labelled corpora.
 
     pip install -e '.[train]'
-    python tools/train_line_ranker.py ../shared/corpus/dev            # write the weights
-    python tools/train_line_ranker.py ../shared/corpus/dev --cv 4     # cross-validation figures only
+    python tools/train_line_ranker.py ../shared/corpus/dev fixtures/corpus/set1[1-4]   # write the weights
+    python tools/train_line_ranker.py ../shared/corpus/dev --cv-only                   # cross-validation only
 
 For every checklist key, a logistic regression over the TF-IDF features of a line with its
 neighbours and its section title (camlint.extract.linefeatures: the same code scores lines at
@@ -133,18 +133,21 @@ def load_corpus(corpus: Path) -> list[dict]:
     labels = yaml.safe_load((corpus / "labels.yaml").read_text(encoding="utf-8"))
     docs = []
     for doc_id in sorted(labels):
-        docs.append({"id": doc_id, "record": labels[doc_id], "pos": positives(labels[doc_id]),
-                     "lines": document_lines(corpus / doc_id)})
+        docs.append({"id": doc_id, "folder": corpus / doc_id, "record": labels[doc_id],
+                     "pos": positives(labels[doc_id]), "lines": document_lines(corpus / doc_id)})
     return docs
 
 
-def inputs_hash(corpus: Path) -> str:
-    """Hash of what the weights are made from: the corpus files, the featurisation, this script."""
+def inputs_hash(corpora) -> str:
+    """Hash of what the weights are made from: the corpora's files (in the order given), the
+    featurisation, this script."""
     h = hashlib.sha256()
-    files = sorted(p for p in corpus.rglob("*") if p.is_file())
-    for p in files + [ROOT / "camlint" / "extract" / "linefeatures.py", Path(__file__).resolve()]:
-        name = p.relative_to(corpus).as_posix() if p.is_relative_to(corpus) else p.name
-        h.update(name.encode() + b"\0" + p.read_bytes() + b"\0")
+    corpora = [corpora] if isinstance(corpora, Path) else list(corpora)
+    for corpus in corpora:
+        for p in sorted(p for p in corpus.rglob("*") if p.is_file()):
+            h.update(f"{corpus.name}/{p.relative_to(corpus).as_posix()}".encode() + b"\0" + p.read_bytes() + b"\0")
+    for p in (ROOT / "camlint" / "extract" / "linefeatures.py", Path(__file__).resolve()):
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
     h.update(json.dumps(PARAMS, sort_keys=True).encode())
     return h.hexdigest()
 
@@ -186,7 +189,7 @@ def traced_analysis(folder: Path, fold_model: dict) -> tuple[dict, dict]:
     return vocab, trace
 
 
-def cross_validate(docs: list[dict], corpus: Path, compare: bool) -> dict:
+def cross_validate(docs: list[dict], compare: bool) -> dict:
     """Leave-documents-out folds: top-1 figures per key, and the out-of-fold scores per key."""
     folds = PARAMS["folds"]
     tally: Counter = Counter()
@@ -198,7 +201,7 @@ def cross_validate(docs: list[dict], corpus: Path, compare: bool) -> dict:
             if compare:
                 for k in model["keys"].values():
                     k.setdefault("threshold", 0.0)
-                vocab, d["trace"] = traced_analysis(corpus / d["id"], model)
+                vocab, d["trace"] = traced_analysis(d["folder"], model)
                 d["vocab"] = vocab
             for key, ranker in model["keys"].items():
                 scores = [(score(model, key, terms), f, ln) for f, ln, terms in d["lines"]]
@@ -284,11 +287,11 @@ def report_finds(docs: list[dict], th: dict) -> None:
         print(f"threshold {delta:+.1f}: found {c['found']} (line right {c['found_line']}), false finds {c['false']} {falses}")
 
 
-def write(model: dict, th: dict, corpus: Path) -> None:
+def write(model: dict, th: dict, corpora: list[Path]) -> None:
     """Compact, byte-reproducible: rounded numbers, sorted keys. The whole IDF table ships (a
     line's norm counts every known feature); the weights only where a key uses them."""
     used = {t for k in model["keys"].values() for t in k["weights"]}
-    data = {"format": 1, "trained_on": corpus.name, "inputs_sha256": inputs_hash(corpus), "params": PARAMS,
+    data = {"format": 1, "trained_on": ",".join(c.name for c in corpora), "inputs_sha256": inputs_hash(corpora), "params": PARAMS,
             "idf": model["idf"],
             "keys": {k: {"bias": round(v["bias"], 5), "threshold": th[k],
                          "weights": {t: round(w, 5) for t, w in v["weights"].items()}}
@@ -301,19 +304,19 @@ def write(model: dict, th: dict, corpus: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("corpus", type=Path)
+    ap.add_argument("corpus", type=Path, nargs="+", help="labelled corpus folders (labels.yaml + documents)")
     ap.add_argument("--cv-only", action="store_true", help="print the cross-validation figures, write nothing")
     ap.add_argument("--compare", action="store_true", help="also score the vocabulary's evidence lines")
     args = ap.parse_args(argv)
-    corpus = args.corpus.resolve()
-    docs = load_corpus(corpus)
-    cv = cross_validate(docs, corpus, args.compare)
+    corpora = [c.resolve() for c in args.corpus]
+    docs = [d for c in corpora for d in load_corpus(c)]
+    cv = cross_validate(docs, args.compare)
     th = thresholds(cv["scored"])
     report(cv, th)
     if args.compare:
         report_finds(docs, th)
     if not args.cv_only:
-        write(fit(docs), th, corpus)
+        write(fit(docs), th, corpora)
     return 0
 
 
