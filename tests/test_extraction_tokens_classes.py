@@ -1,0 +1,140 @@
+"""Classes of writing about the token-side keys (tokens, reshape, location, layer, heads) met on
+manuscripts camlint was not tuned on (heldout11..14): each test is a small manuscript of our own
+sentences, two phrasings per class, checked end to end through `camlint check`."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import item_of, lint_tex
+
+MODEL = "We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k) on retinal images."
+DEIT = "We fine-tune deit_base_distilled_patch16_224 (timm, ImageNet-1k weights) on retinal images."
+SWIN = "We fine-tune a Swin-T (swin_tiny_patch4_window7_224, ImageNet-1k weights) on retinal images."
+
+
+def _doc(tmp_path, text: str, model: str = MODEL, where: str = " at its last block") -> dict:
+    return lint_tex(tmp_path, "\\section{Model}\n" + model + "\n\\section{Grad-CAM maps}\n"
+                    "We explain the classifier with Grad-CAM" + where + ".\n" + text + "\n")
+
+
+# -- location: the sub-layer named with another determiner than "the" --------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "The feature map is the output of its MLP sub-layer, taken before the residual addition.",
+    "For every block we read the output of each feed-forward network as the activation.",
+])
+def test_the_output_of_its_mlp_is_f5(tmp_path, sentence):
+    assert item_of(_doc(tmp_path, sentence), "location") == ("reported", "F5")
+
+
+# -- location: a hierarchical model's stage output is the output of its last block (F6) -----------
+
+@pytest.mark.parametrize("sentence", [
+    "The activations are the last-stage output of the backbone, of shape 7 x 7 x 768.",
+    "We hook the stage-4 output, a 7 x 7 grid of 768-dimensional features.",
+])
+def test_a_stage_output_is_f6(tmp_path, sentence):
+    assert item_of(_doc(tmp_path, sentence, SWIN), "location") == ("reported", "F6")
+
+
+# -- location: token features with no place inside the block are partial ----------------------
+
+@pytest.mark.parametrize("sentence", [
+    "We take the stage-3 token features as the activations.",
+    "Inside the last block we use the patch embeddings as the activations.",
+])
+def test_token_features_without_a_point_in_the_block_are_partial(tmp_path, sentence):
+    assert item_of(_doc(tmp_path, sentence), "location")[0] == "partial"
+
+
+# -- tokens: the class token said to be part of what is reshaped is kept ------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "The whole sequence of 197 tokens, class token included, goes into the reshape.",
+    "We keep every token, including the [CLS] token, when forming the feature map.",
+])
+def test_the_class_token_included_is_kept(tmp_path, sentence):
+    assert item_of(_doc(tmp_path, sentence), "tokens") == ("reported", {"drop": []})
+
+
+# -- tokens: the prefix tokens named by position, their names in parentheses ---------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Before the reshape we discard positions 0 and 1 (class, distillation) of the activations.",
+    "We remove tokens 0 and 1 ([CLS] and [DIST]) from the activations and their gradients.",
+])
+def test_positions_zero_and_one_named_cls_and_dist_are_dropped(tmp_path, sentence):
+    assert item_of(_doc(tmp_path, sentence, DEIT), "tokens") == ("reported", {"drop": ["cls", "dist"]})
+
+
+@pytest.mark.parametrize("sentence", [
+    "Both the class token and the distillation token are discarded before the reshape.",
+    "The class token and the distillation token were removed from the sequence of activations.",
+])
+def test_class_token_and_distillation_token_both_dropped(tmp_path, sentence):
+    assert item_of(_doc(tmp_path, sentence, DEIT), "tokens") == ("reported", {"drop": ["cls", "dist"]})
+
+
+@pytest.mark.parametrize("sentence", [
+    "In the reshape function we strip the leading ([CLS]) token from the activations.",
+    "We drop the first ([CLS]) token and keep the 196 patch tokens.",
+])
+def test_the_first_token_named_in_parentheses_is_the_class_token(tmp_path, sentence):
+    assert item_of(_doc(tmp_path, sentence), "tokens") == ("reported", {"drop": ["cls"]})
+
+
+# -- tokens: only implied (the patch part, tokens rearranged), nothing said of the others: partial --
+
+@pytest.mark.parametrize("sentence", [
+    "Only the patch part of the activation map is laid out on the 14 x 14 grid.",
+    "The tokens were then rearranged into a 14 x 14 map following the patch positions.",
+])
+def test_tokens_only_implied_are_partial(tmp_path, sentence):
+    assert item_of(_doc(tmp_path, sentence), "tokens")[0] == "partial"
+
+
+# -- heads: the head average written with a symbol for the count, or with an adverb -----------------
+
+def _attention(tmp_path, sentence: str, where: str = "of the last block") -> dict:
+    return _doc(tmp_path, f"The map is built from the post-softmax attention matrices {where}; "
+                "each is multiplied elementwise by its gradient and rectified. " + sentence, where="")
+
+
+@pytest.mark.parametrize("sentence", [
+    "The H = 12 heads are then averaged.",
+    "We finally take the mean over the h heads.",
+])
+def test_heads_averaged_with_a_symbolic_count(tmp_path, sentence):
+    status, value = item_of(_attention(tmp_path, sentence), "heads")
+    assert status == "reported" and value["aggregate"] == "mean", value
+
+
+# -- layer: every block, combined by propagating relevance (rollout) --------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Relevance is propagated through all L=12 blocks by multiplying the per-block maps.",
+    "The per-block maps of all 12 blocks are propagated through the blocks as in attention flow.",
+])
+def test_relevance_propagated_through_all_blocks_is_rollout(tmp_path, sentence):
+    status, value = item_of(_attention(tmp_path, sentence, "of every block"), "layer")
+    assert status == "reported" and value == {"blocks": "all", "combine": "rollout"}, value
+
+
+# -- reshape: a shape tuple after a permute, or with numeric leading dimensions --------------------
+
+@pytest.mark.parametrize("sentence", [
+    "The (B, H, W, C) stage output is permuted to (B, C, 7, 7) before the weighting.",
+    "The hooked activations are reshaped to (1, 7, 7, 768) in row-major order.",
+])
+def test_a_shape_tuple_after_permute_or_with_a_batch_of_one(tmp_path, sentence):
+    status, value = item_of(_doc(tmp_path, sentence, SWIN), "reshape")
+    assert status == "reported" and value["grid"] == [7, 7], value
+
+
+@pytest.mark.parametrize("sentence", [
+    r"\begin{algorithm}\caption{Maps}\begin{algorithmic}\State $A \gets$ features with $H'=H/32=7$, $W'=W/32=7$\end{algorithmic}\end{algorithm}",
+    "The features form a lattice with $H' = 224/32 = 7$, $W' = 224/32 = 7$.",
+])
+def test_grid_sides_given_as_equations(tmp_path, sentence):
+    status, value = item_of(_doc(tmp_path, sentence, SWIN), "reshape")
+    assert status == "reported" and value["grid"] == [7, 7], value
