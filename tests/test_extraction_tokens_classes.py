@@ -138,3 +138,26 @@ def test_a_shape_tuple_after_permute_or_with_a_batch_of_one(tmp_path, sentence):
 def test_grid_sides_given_as_equations(tmp_path, sentence):
     status, value = item_of(_doc(tmp_path, sentence, SWIN), "reshape")
     assert status == "reported" and value["grid"] == [7, 7], value
+
+
+# -- settings tables: a table captioned as settings with a row naming the method holds the map's
+#    settings in every row, also in rows that do not name the map --------------------------------
+
+def _settings_table(caption: str, rows: str) -> str:
+    return ("This note fixes one procedure for every group.\n\nIt replaces the earlier drafts.\n\n"
+            "Groups may deviate only where the log says so.\n\nQuestions go to the imaging core.\n\n"
+            "The note is reviewed every spring.\n\n"
+            "\\begin{table}[h]\\caption{" + caption + "}\\begin{tabular}{ll}\\toprule\nItem & Value\\\\\\midrule\n"
+            + rows + "\\bottomrule\\end{tabular}\\end{table}\n")
+
+
+@pytest.mark.parametrize("caption, rows", [
+    ("Agreed settings, version 3.", "Method & Grad-CAM\\\\\nModel & vit\\_small\\_patch16\\_224.augreg\\_in21k\\\\\n"
+     "Prefix tokens & drop class token and 4 registers\\\\\nGrid & $16\\times16$, row-major\\\\\n"),
+    ("Shared configuration.", "Explainer & LayerCAM\\\\\nModel & vit\\_small\\_patch16\\_224.augreg\\_in21k\\\\\n"
+     "Non-spatial tokens & drop class token and 4 registers\\\\\nToken layout & $16\\times16$, row-major\\\\\n"),
+])
+def test_every_row_of_a_settings_table_with_a_method_row_is_read(tmp_path, caption, rows):
+    doc = lint_tex(tmp_path, _settings_table(caption, rows))
+    assert item_of(doc, "tokens") == ("reported", {"drop": ["cls", "registers"]})
+    assert item_of(doc, "reshape")[0] == "reported"
