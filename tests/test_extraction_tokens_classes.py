@@ -161,3 +161,50 @@ def test_every_row_of_a_settings_table_with_a_method_row_is_read(tmp_path, capti
     doc = lint_tex(tmp_path, _settings_table(caption, rows))
     assert item_of(doc, "tokens") == ("reported", {"drop": ["cls", "registers"]})
     assert item_of(doc, "reshape")[0] == "reported"
+
+
+# -- more ways of saying the same settings (second round of classes) -------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "The classification token is sliced away before the reshape.",
+    "The [CLS] token is not part of the grid, which holds the 196 patch tokens.",
+])
+def test_class_token_sliced_away_or_not_part_of_the_grid(tmp_path, sentence):
+    assert item_of(_doc(tmp_path, sentence), "tokens") == ("reported", {"drop": ["cls"]})
+
+
+@pytest.mark.parametrize("sentence", [
+    "Before reshaping we drop index 0 (the class token) from the activations.",
+    "The token at index 0 (the class token) is removed before reshaping.",
+])
+def test_a_token_index_is_not_a_block_index(tmp_path, sentence):
+    doc = _doc(tmp_path, sentence, where="")
+    assert doc["checklist"]["layer"]["value"] != {"block": 0}
+
+
+@pytest.mark.parametrize("sentence, aggregate", [
+    ("We average the twelve attention heads.", "mean"),
+    ("Head maps are combined by summation.", "sum"),
+    ("Each head is treated as a separate channel.", "as_channels"),
+])
+def test_head_aggregation_in_other_words(tmp_path, sentence, aggregate):
+    status, value = item_of(_attention(tmp_path, sentence), "heads")
+    assert status == "reported" and value["aggregate"] == aggregate, value
+
+
+@pytest.mark.parametrize("sentence, point", [
+    ("The feature map is the input to the MLP of the last block.", "F4"),
+    ("We hook the attention softmax output of the final layer.", "F2"),
+    ("We use the penultimate layer's output tokens as activations.", "F6"),
+])
+def test_location_in_other_words(tmp_path, sentence, point):
+    assert item_of(_doc(tmp_path, sentence, where=""), "location") == ("reported", point)
+
+
+@pytest.mark.parametrize("sentence", [
+    "The 1568 patch tokens of a clip are reshaped to an 8 × 14 × 14 volume.",
+    "The tokens form a 16 x 14 x 14 spatio-temporal grid (frames, rows, columns).",
+])
+def test_a_video_volume_gives_its_spatial_grid(tmp_path, sentence):
+    status, value = item_of(_doc(tmp_path, sentence), "reshape")
+    assert status == "reported" and value["grid"] == [14, 14], value
