@@ -208,3 +208,29 @@ def test_location_in_other_words(tmp_path, sentence, point):
 def test_a_video_volume_gives_its_spatial_grid(tmp_path, sentence):
     status, value = item_of(_doc(tmp_path, sentence), "reshape")
     assert status == "reported" and value["grid"] == [14, 14], value
+
+
+# -- the class token and the register tokens named together, and spec-style short forms ----------
+
+REG = "We fine-tune vit_small_patch14_reg4_dinov2.lvd142m (DINOv2 with four registers) on retinal images."
+
+
+@pytest.mark.parametrize("sentence", [
+    "The class token and the four register tokens are discarded before reshaping.",
+    "We drop the [CLS] and register tokens from the sequence.",
+])
+def test_class_and_register_tokens_dropped_together(tmp_path, sentence):
+    assert item_of(_doc(tmp_path, sentence, REG), "tokens") == ("reported", {"drop": ["cls", "registers"]})
+
+
+@pytest.mark.parametrize("text, value", [
+    ("drop CLS", {"drop": ["cls"]}),
+    ("CLS, DIST removed before the reshape", {"drop": ["cls", "dist"]}),
+    ("[CLS] + 4 registers discarded", {"drop": ["cls", "registers"]}),
+    ("strip leading token", {"drop": ["cls"]}),
+    ("keep the full sequence", {"drop": []}),
+    ("CLS retained", {"drop": []}),
+])
+def test_spec_values_in_short_words(text, value):
+    from camlint.extract.freetext import structured
+    assert structured("tokens", text) == value
