@@ -234,3 +234,17 @@ def test_class_and_register_tokens_dropped_together(tmp_path, sentence):
 def test_spec_values_in_short_words(text, value):
     from camlint.extract.freetext import structured
     assert structured("tokens", text) == value
+
+
+# -- models without prefix tokens: nothing to drop, tokens not applicable ------------------------
+
+def test_a_siglip_vit_has_no_class_token(tmp_path):
+    model = "We fine-tune the SigLIP ViT-B/16 vision encoder (google/siglip-base-patch16-224) on retinal images."
+    doc = _doc(tmp_path, "We take the last block output; the 14 x 14 map is used directly.", model)
+    assert item_of(doc, "tokens")[0] == "not_applicable"
+
+
+@pytest.mark.parametrize("name", ["DaViT-T", "CSWin-B", "UniFormer-S", "ViTDet-B", "siglip-so400m-patch14-384"])
+def test_hierarchical_and_pooled_families_have_no_prefix_tokens(name):
+    from camlint.core.architectures import has_prefix_tokens
+    assert has_prefix_tokens(None, [name]) is False
