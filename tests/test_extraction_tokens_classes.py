@@ -248,3 +248,28 @@ def test_a_siglip_vit_has_no_class_token(tmp_path):
 def test_hierarchical_and_pooled_families_have_no_prefix_tokens(name):
     from camlint.core.architectures import has_prefix_tokens
     assert has_prefix_tokens(None, [name]) is False
+
+
+# -- algorithm environments and formulas: the head mean as 1/H Σ_h, the [CLS] row and column ------
+
+ALG = (r"\begin{algorithm}\caption{Gradient-weighted attention}\begin{algorithmic}"
+       r"\State $A \gets$ post-softmax attention of block 11 \State {step} \end{algorithmic}\end{algorithm}")
+
+
+@pytest.mark.parametrize("step", [
+    r"$M \gets \frac{1}{H}\sum_{h=1}^{H} \mathrm{ReLU}(G_h \odot A_h)$",
+    r"collapse the heads with a mean, then rectify",
+])
+def test_head_mean_in_an_algorithm(tmp_path, step):
+    doc = _doc(tmp_path, ALG.replace("{step}", step), where="")
+    status, value = item_of(doc, "heads")
+    assert status == "reported" and value["aggregate"] == "mean", value
+
+
+@pytest.mark.parametrize("step", [
+    r"drop the first row and column of $M$, then reshape to $14\times14$",
+    r"remove the leading row and column (the class token) before reshaping",
+])
+def test_dropping_the_first_row_and_column_drops_the_class_token(tmp_path, step):
+    doc = _doc(tmp_path, ALG.replace("{step}", step), where="")
+    assert item_of(doc, "tokens") == ("reported", {"drop": ["cls"]})
