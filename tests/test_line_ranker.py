@@ -96,7 +96,7 @@ def test_a_retrain_is_deterministic_and_ranks_the_stated_lines_first(shared_dir)
 def test_the_ranker_finds_what_the_cam_scope_misses_and_the_parsers_read_it(tmp_path, monkeypatch):
     path = write_project(tmp_path, {"main.tex": SETUP_PAPER})
     before = _without_ranker(monkeypatch, path)
-    found = ("location", "tokens", "reshape", "relu")
+    found = ("layer", "location", "tokens", "reshape", "relu")   # layer: "the eleventh block", line 15
     assert {before[k] for k in found} == {"missing"}
     doc = doc_of(path)
     after = statuses(doc)

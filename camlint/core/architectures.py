@@ -156,9 +156,11 @@ def _swin(name, size, patch, img, known) -> ArchInfo:
 
 
 # Hierarchical and hybrid transformers keep a spatial map per stage and have no [CLS] token
-# (taxonomy: "Swin has no [CLS] and keeps spatial (B, H, W, C) maps per stage").
-_NO_PREFIX_FAMILIES = re.compile(r"\b(?:swin(?:v2)?|swin[-_ ]?unetr|pvt(?:[-_ ]?v2)?|twins|maxvit|coatnet|segformer|"
-                                 r"mit[-_]b\d|hiera|focalnet|levit|efficientformer|mobilevit|fastvit)", re.I)
+# (taxonomy: "Swin has no [CLS] and keeps spatial (B, H, W, C) maps per stage"); SigLIP's and
+# ViTDet's plain ViTs have none either (attention pooling, a detection backbone).
+_NO_PREFIX_FAMILIES = re.compile(r"\b(?:c?swin(?:v2)?|swin[-_ ]?unetr|pvt(?:[-_ ]?v2)?|twins|maxvit|coatnet|segformer|"
+                                 r"mit[-_]b\d|hiera|focalnet|levit|efficientformer|mobilevit|fastvit|davit|"
+                                 r"uniformer|siglip|vitdet)", re.I)
 
 
 def has_prefix_tokens(info: ArchInfo | None, names: list, named: list[str] = ()) -> bool | None:
@@ -166,10 +168,10 @@ def has_prefix_tokens(info: ArchInfo | None, names: list, named: list[str] = ())
     when camlint knows the architecture, else False for a hierarchical family named in `names`
     (the model's name or weights) or, where the paper names no other model, in `named` (the
     transformers its own sections name), else unknown."""
+    if any(isinstance(n, str) and _NO_PREFIX_FAMILIES.search(n) for n in names):
+        return False    # before the geometry: "SigLIP ViT-B/16" is a ViT-B/16 without [CLS]
     if info is not None:
         return info.num_prefix_tokens > 0
-    if any(isinstance(n, str) and _NO_PREFIX_FAMILIES.search(n) for n in names):
-        return False
     if named and all(_NO_PREFIX_FAMILIES.search(n) for n in named):
         return False
     return None

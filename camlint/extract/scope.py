@@ -110,6 +110,7 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
             if s.unit.kind == "caption" and s.unit.float_env and vocab.phrases["settings_caption"].search(s.low) \
                     and s.section.role not in OUT_OF_SCOPE_ROLES:
                 scope.cam_floats.add((s.unit.file.display, s.section.index, s.unit.float_env))
+    _settings_tables(sentences, scope, vocab)
     # in a CAM section, a paragraph about "the map(s)" is about the CAM maps
     for s in sentences:
         if s.section.index in scope.cam_sections and vocab.map_words.search(s.low):
@@ -120,6 +121,23 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
     _whole_lists(doc, scope)
     _appendix_pointed_to(doc, sentences, scope, vocab)
     return scope
+
+
+def _settings_tables(sentences: list[Sentence], scope: Scope, vocab: Vocabulary) -> None:
+    """A table captioned as settings ("Standard settings") with a row that names the CAM method
+    ("Method | HiResCAM") holds the map's settings in every row, also in those that do not name
+    the map ("Non-spatial tokens | drop class token and 4 registers")."""
+    plain = vocab.phrases["settings_caption_plain"]
+    tables = {_float_of(s) for s in sentences if s.unit.kind == "caption" and s.unit.float_env
+              and plain.search(s.low) and s.section.role not in OUT_OF_SCOPE_ROLES and not scope.is_cnn_only(s)}
+    for s in sentences:
+        if s.unit.kind == "row" and _float_of(s) in tables and vocab.cam_triggers.search(s.low) \
+                and not scope.is_cnn_only(s):
+            scope.cam_floats.add(_float_of(s))
+
+
+def _float_of(s: Sentence) -> tuple:
+    return (s.unit.file.display, s.section.index, s.unit.float_env)
 
 
 def _run_in_headings(doc: DocumentText, scope: Scope, vocab: Vocabulary) -> None:
