@@ -46,6 +46,8 @@ class Attribution:
                 and self._in_reviewer_comment(s):
             return OTHER     # a reviewer's numbered comment, quoted in a response letter
         text = s.low
+        if s.unit.kind == "row" and "[cite]" in text and not v.phrases["first_person"].search(text):
+            return OTHER     # a table row that cites its source: another paper's method and figures
         transformer = bool(v.transformer.search(text))
         own_text = v.phrases["contrast_aside"].sub(" ", text)   # what an aside sets apart is not the subject
         if not transformer:

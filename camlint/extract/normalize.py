@@ -9,6 +9,7 @@ The vocabulary then needs one pattern per idea, not one per spelling:
   "the [CLS] and distillation tokens are removed"; other rows "key: value");
 - a compound written with a hyphen, as German and Dutch authors write it, becomes two words
   ("last Transformer-Block", "the CLS-Token" -> "Transformer Block", "CLS Token");
+- a reference typed by hand ("[21]", "[3, 7]") becomes "[cite]", as \\cite does;
 - typographic variants become ASCII (unicode minus and hyphens, non-breaking spaces, curly quotes),
   and runs of white space one space (math and macros leave double spaces behind).
 
@@ -40,6 +41,9 @@ _ORDINAL_WORDS = re.compile(rf"\b(?:(?:{'|'.join(_TENS)})[- ](?:{'|'.join(_ORD_U
                             rf"{'|'.join(_ORD_TENS)})\b", re.I)
 _GRID = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:-\s*by\s*-|\s+by\s+|[x×X*]|\s+[x×X*]\s+|\s*×\s*)\s*(\d{1,4})(?!\w|\.\d)")
 _SPACES = re.compile(r"\s{2,}")
+# a reference typed by hand ("[21]", "[3, 7]", "[12-14]") is a citation like \cite's; not an interval
+# ("[0, 1]") nor an index ("blocks[11]")
+_TYPED_CITE = re.compile(r"(?<=[\s(:;,])\[(?!0\b)\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3}){0,8}\](?![\w(])")
 _COMPOUND = re.compile(r"\b(transformer|encoder|attention|cls|class|classification)-(blocks?|layers?|tokens?|heads?)\b", re.I)
 _WORD_DASH = re.compile(r"(?<=[A-Za-z])[–—](?=[A-Za-z])")    # "image--text" -> "image-text"
 _CHARS = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u00a0": " ", "\u202f": " ",
@@ -109,6 +113,7 @@ def normalise_text(text: str, offsets: list[int] | None = None) -> tuple[str, li
     text, offs = _sub(text, offs, _ORDINAL_WORDS, _ordinal)     # before "twenty" becomes 20
     text, offs = _sub(text, offs, _NUMBER_WORDS, _number)
     text, offs = _sub(text, offs, _GRID, _grid)
+    text, offs = _sub(text, offs, _TYPED_CITE, lambda m: "[cite]")
     return text, offs
 
 

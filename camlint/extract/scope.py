@@ -259,18 +259,33 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     applied = list(applied_mentions(sentences, vocab, method_names, attribution))
     if _is_review(sentences, vocab):     # a review catalogues others' maps; its own use says "we"
         applied = [(s, m) for s, m in applied if vocab.phrases["first_person"].search(_clause_at(s.low, m, vocab))]
-    if any(s.section.role in OWN_ROLES for s, _ in applied):
-        # where the paper's own sections say to what the method is applied, a summary's words
-        # ("Rollout and Grad-CAM are not directly comparable, but the transformer ...") do not
-        applied = [(s, m) for s, m in applied if s.section.role not in SUMMARY_ROLES]
     if not applied or not own_transformer or \
             not specified and summary_only(sentences, applied, vocab, OWN_ROLES, SUMMARY_ROLES):
         return False
     subjects = section_subjects(sentences, vocab, {s.section.index for s, _ in applied})
-    bound = [bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index))
-             or _model_referred_back(s, vocab) for s, m in applied]
+    bound = [(s.section.role, bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index))
+              or _model_referred_back(s, vocab)) for s, m in applied]
+    if any(role in OWN_ROLES and kind != CNN_MODEL for role, kind in bound):
+        # where the paper's own sections say to what the method is applied, a summary's or the
+        # title's words ("Rollout and Grad-CAM are not directly comparable, but the transformer
+        # ...") do not; own sections that only compare with a CNN's Grad-CAM leave the summary
+        # to say what the paper's own method explains
+        keep = [role not in SUMMARY_ROLES and role != "front" for role, _ in bound]
+        bound = [b for b, k in zip(bound, keep) if k]
+        applied = [a for a, k in zip(applied, keep) if k]
+    kept = applied
+    kinds = {kind for _, kind in bound}
+    if CNN_MODEL in kinds and None in kinds and all(
+            kind != CNN_MODEL or _compared(s, m, vocab) for (_, kind), (s, m) in zip(bound, kept)):
+        kinds.discard(CNN_MODEL)   # "for comparison, the ResNet-50's Grad-CAM ...": the CNN is the comparator
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
-    return TRANSFORMER in bound or CNN_MODEL not in bound
+    return TRANSFORMER in kinds or CNN_MODEL not in kinds
+
+
+def _compared(s: Sentence, m: re.Match, vocab: Vocabulary) -> bool:
+    """The method's CNN use is named as a comparison or baseline ("for comparison", "we compare
+    with Grad-CAM on a ResNet-50"), not as what the paper explains."""
+    return bool(vocab.baseline_words.search(s.low) or vocab.phrases["methods_compared"].search(s.low))
 
 
 def applied_mentions(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
