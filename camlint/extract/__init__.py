@@ -48,6 +48,9 @@ class Extraction:
     presets: list = field(default_factory=list)           # (Preset, Evidence) the text says it follows
     model_names: list = field(default_factory=list)       # transformers the paper's own sections name
     conv_stage: bool = False                              # maps taken at a conv part of a hybrid
+    # facts about the whole document that rules ask once per mention: computed once (a scan of
+    # every sentence per mention made a paper of many short sections quadratic)
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 class Relevance(Protocol):
