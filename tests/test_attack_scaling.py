@@ -61,3 +61,20 @@ def test_the_first_conflict_is_still_the_one_reported(tmp_path):
                     + "\\end{document}\n")
     (hit,) = check_conflicting_block(analyze_latex(main, "main.tex", use_cache=False))
     assert "blocks[5]" in hit.message and "main.tex:5" in hit.message and hit.line == 17, hit
+
+
+def test_a_camspec_file_named_by_many_comments_is_read_once(tmp_path, monkeypatch):
+    """200 `% camspec: s.yaml` comments naming one 400 KB spec parsed it 200 times (35 s)."""
+    import camlint.inputs.latex.analyze as analyze
+
+    (tmp_path / "s.yaml").write_text("camspec: 1\nlayer: {block: 11}\nx-note: a\n")
+    (tmp_path / "sub").mkdir()
+    main = tmp_path / "main.tex"
+    main.write_text("\\documentclass{article}\n" + "% camspec: s.yaml\n" * 50 + "% camspec: sub/../s.yaml\n"
+                    + "\\begin{document}\nGrad-CAM on ViT-B/16.\n\\end{document}\n")
+    reads = []
+    real = analyze.load_file
+    monkeypatch.setattr(analyze, "load_file", lambda path, **kw: reads.append(path) or real(path, **kw))
+    a = analyze_latex(main, "main.tex", use_cache=False)
+    assert len(reads) == 1 and len(a.specs) == 1
+    assert a.values.get("layer") == {"block": 11}
