@@ -1,7 +1,10 @@
 """Hostile inputs found by the attack pass of 5 Dec: each test fails on the code before its fix."""
 from __future__ import annotations
 
+import json
 import xml.dom.minidom
+
+import pytest
 
 from conftest import invoke
 
@@ -22,3 +25,34 @@ def test_printable_drops_noncharacters():
     from camlint.safety.sanitize import printable
 
     assert printable("a\ufffeb\uffffc") == "abc"
+
+
+# A folder of the submission named with an OSC sequence and a bidirectional override reached the
+# terminal raw through `check --show-settings` (the configuration's path) and through `checklist`
+# (markdown: the document's path; YAML and JSON: the override, unescaped).
+BAD_DIR = "x\x1b]0;PWN\x07y\u202e"
+RAW = ("\x1b", "\x07", "\u202e")
+
+
+@pytest.fixture
+def hostile_folder(tmp_path):
+    folder = tmp_path / BAD_DIR
+    folder.mkdir()
+    (folder / "main.tex").write_text("\\documentclass{article}\n\\begin{document}\nGrad-CAM on ViT-B/16.\n"
+                                     "\\end{document}\n")
+    (folder / ".camlint.toml").write_text('select = ["ALL"]\n')
+    return folder
+
+
+def test_show_settings_prints_no_terminal_controls_from_a_folder_name(hostile_folder):
+    result = invoke("check", hostile_folder, "--show-settings")
+    assert ".camlint.toml" in result.stdout and not any(c in result.stdout for c in RAW), repr(result.stdout[:200])
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex", "yaml", "json"])
+def test_the_checklist_prints_no_terminal_controls_from_a_folder_name(hostile_folder, fmt):
+    result = invoke("checklist", hostile_folder / "main.tex", "--format", fmt)
+    assert result.exit_code == 0, result.output
+    assert "main.tex" in result.stdout and not any(c in result.stdout for c in RAW), repr(result.stdout[:200])
+    if fmt == "json":                    # escaped, not lost
+        assert json.loads(result.stdout)[0]["path"] == str(hostile_folder / "main.tex")

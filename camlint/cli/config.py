@@ -163,7 +163,10 @@ class Config:
         if cli:
             lines.append(f"# command line: select={list(cli.select or [])} extend-select={list(cli.extend_select)} "
                          f"ignore={list(cli.ignore)} (applied after the file)")
-        return "\n".join(lines) + "\n"
+        from camlint.safety.sanitize import printable_lines
+
+        # the file's path and the origins name folders of the submission: no terminal controls
+        return printable_lines("\n".join(lines)) + "\n"
 
 
 def _read_text(path: Path) -> str:
