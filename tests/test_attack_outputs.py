@@ -56,3 +56,14 @@ def test_the_checklist_prints_no_terminal_controls_from_a_folder_name(hostile_fo
     assert "main.tex" in result.stdout and not any(c in result.stdout for c in RAW), repr(result.stdout[:200])
     if fmt == "json":                    # escaped, not lost
         assert json.loads(result.stdout)[0]["path"] == str(hostile_folder / "main.tex")
+
+
+def test_verify_spec_errors_print_no_bidi_override_or_escape(tmp_path):
+    """`camlint verify` printed a declared file's name with its U+202E override raw (its own
+    sanitiser knew only C0 and C1 controls)."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("camspec: 1\nmodel: {arch: vit_tiny_patch16_224, weights: {random_init: {seed: 0}}}\n"
+                    'inputs:\n  - {image: "d\\e]0;PWN\\aisc\\u202e.png"}\n')
+    result = invoke("verify", spec)
+    assert result.exit_code == 2 and "internal error" not in result.output
+    assert "isc" in result.output and not any(c in result.output for c in RAW), repr(result.output[-300:])
