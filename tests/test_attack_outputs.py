@@ -67,3 +67,24 @@ def test_verify_spec_errors_print_no_bidi_override_or_escape(tmp_path):
     result = invoke("verify", spec)
     assert result.exit_code == 2 and "internal error" not in result.output
     assert "isc" in result.output and not any(c in result.output for c in RAW), repr(result.output[-300:])
+
+
+def test_the_verify_text_report_prints_no_controls_from_a_declared_file_name(tmp_path):
+    """A reported map named `d<OSC>...<U+202E>.png` with a wrong sha256: the text report of
+    `verify --force` printed the name raw in its CAM503 line."""
+    pytest.importorskip("timm")
+    import shutil
+
+    from conftest import ROOT
+
+    fixture = ROOT / "fixtures" / "verify"
+    for sub in ("images", "maps"):
+        shutil.copytree(fixture / sub, tmp_path / sub)
+    shutil.copy(tmp_path / "maps" / "disc.png", tmp_path / "maps" / "d\x1b]0;X\x07\u202e.png")
+    spec = (fixture / "vit-tiny-random.yaml").read_text().replace(
+        "{input: disc, map: maps/disc.png}",
+        '{input: disc, map: "maps/d\\e]0;X\\a\\u202e.png", sha256: "' + "0" * 64 + '"}')
+    (tmp_path / "s.yaml").write_text(spec)
+    result = invoke("verify", tmp_path / "s.yaml", "--device", "cpu", "--force", "--format", "text")
+    assert result.exit_code == 1, result.output[-500:]
+    assert "CAM503" in result.stdout and not any(c in result.stdout for c in RAW), repr(result.stdout[-400:])
