@@ -88,3 +88,26 @@ def test_the_verify_text_report_prints_no_controls_from_a_declared_file_name(tmp
     result = invoke("verify", tmp_path / "s.yaml", "--device", "cpu", "--force", "--format", "text")
     assert result.exit_code == 1, result.output[-500:]
     assert "CAM503" in result.stdout and not any(c in result.stdout for c in RAW), repr(result.stdout[-400:])
+
+
+@pytest.mark.parametrize("name", ["a b#1%.tex", "c:x?y.tex", "ré sumé.tex"])
+def test_sarif_uris_are_uri_references_whatever_the_file_is_named(tmp_path, monkeypatch, name):
+    """A relative path went into artifactLocation.uri as is: `a b#1%.tex` made '#1%.tex' a
+    fragment (and '%.t' a bad escape), `c:x?y.tex` a URI of scheme 'c' with a query."""
+    import re
+    from urllib.parse import unquote, urlsplit
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / name).write_text("\\documentclass{article}\n\\begin{document}\nGrad-CAM on ViT-B/16.\n"
+                                         "\\end{document}\n")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("check", f"sub/{name}", "--format", "sarif", cwd=tmp_path)
+    locations = [loc["physicalLocation"]["artifactLocation"] for r in json.loads(result.stdout)["runs"][0]["results"]
+                 for loc in r["locations"]]
+    assert locations
+    for loc in locations:
+        uri = loc["uri"]
+        assert re.fullmatch(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*", uri), uri
+        parts = urlsplit(uri)
+        assert not parts.scheme and not parts.query and not parts.fragment, uri
+        assert unquote(uri) == f"sub/{name}"
