@@ -82,16 +82,18 @@ def test_a_camspec_file_named_by_many_comments_is_read_once(tmp_path, monkeypatc
     assert a.values.get("layer") == {"block": 11}
 
 
-@pytest.mark.parametrize("unit", ["@a{", "\\bibitem[", "@a{x@b{"])
+@pytest.mark.parametrize("unit", ["@a{", "\\bibitem[", "@a{x@b{", "\\addbibresource["])
 def test_bibliography_patterns_scan_in_linear_time(unit):
     """A .bib of "@a{" repeated (240 KB) took 111 s: the key pattern ran from every entry start to
     the end of the file. \\bibitem labels and keys are bounded the same way."""
     from camlint.inputs.latex.bibliography import _BIBITEM, parse_bib
+    from camlint.inputs.latex.project import _BIB
 
     def cost(n: int) -> float:
         t0 = time.process_time()
         parse_bib(unit * n)
         list(_BIBITEM.finditer(unit * n))
+        list(_BIB.finditer(unit * n))
         return time.process_time() - t0
 
     cost(1000)
