@@ -99,3 +99,20 @@ def test_bibliography_patterns_scan_in_linear_time(unit):
     cost(1000)
     assert cost(40_000) < 8 * cost(10_000) + 0.2
     assert parse_bib("@article{k1, title={A {ViT} study}}\n@misc{k:2,title=\"B\"}") == {"k1": "A ViT study", "k:2": "B"}
+
+
+def test_a_blank_line_of_spaces_in_a_code_block_is_read_in_linear_time(tmp_path):
+    """A 200 KB line of spaces in a listing took 190 s: the code-line pattern `[^\\n]*\\S[^\\n]*`
+    backtracked over the whole line from each of its positions."""
+    from camlint.inputs.markdown import analyze_markdown
+
+    def cost(n: int) -> float:
+        path = tmp_path / f"r{n}.md"
+        path.write_text("# Method\n\nWe use Grad-CAM on ViT-B/16.\n\n```python\ncam = GradCAM(model)\n"
+                        + " " * n + "\nupsample = 'bilinear'\n```\n")
+        t0 = time.process_time()
+        analyze_markdown(path, path.name)
+        return time.process_time() - t0
+
+    cost(1000)
+    assert cost(40_000) < 8 * cost(10_000) + 0.3
