@@ -61,6 +61,21 @@ def _spec(patterns: tuple):
     return pathspec.GitIgnoreSpec.from_lines(patterns, backend="re2")
 
 
+def _checked_patterns(patterns: list[str], name: str, where: str) -> list[str]:
+    """Each pattern compiled once here, so a malformed one (`\\`, `[z-a]`, `[[:alpha:]]`) is an
+    error naming the setting, not an exception from pathspec or RE2 when a file is matched."""
+    import warnings
+
+    for pattern in patterns:
+        try:
+            with warnings.catch_warnings():      # pathspec's FutureWarning about nested sets
+                warnings.simplefilter("ignore")
+                _spec((pattern,)).match_file("x")
+        except Exception as exc:                 # pathspec, re and RE2 each raise their own class
+            raise InputError(f"{name}: {pattern!r} is not a valid file pattern ({exc})", where) from None
+    return patterns
+
+
 @dataclass
 class Config:
     source: Path | None = None
@@ -148,7 +163,10 @@ class Config:
         if cli:
             lines.append(f"# command line: select={list(cli.select or [])} extend-select={list(cli.extend_select)} "
                          f"ignore={list(cli.ignore)} (applied after the file)")
-        return "\n".join(lines) + "\n"
+        from camlint.safety.sanitize import printable_lines
+
+        # the file's path and the origins name folders of the submission: no terminal controls
+        return printable_lines("\n".join(lines)) + "\n"
 
 
 def _read_text(path: Path) -> str:
@@ -260,6 +278,7 @@ def _pattern_map(table: dict, name: str, where: str) -> dict[str, list[str]]:
         selectors = [selectors] if isinstance(selectors, str) else selectors
         if not isinstance(pattern, str) or not isinstance(selectors, list):
             raise InputError(f"{name}: {pattern!r} must map to a list of rule selectors", where)
+        _checked_patterns([pattern], name, where)
         out[pattern] = check_selectors(selectors, where, f"{name} {pattern!r}")
     return out
 
@@ -290,7 +309,7 @@ def _from_table(table: dict, source: Path) -> Config:
         c.format = _choice(table, "format", tuple(FORMATS), where)
     for name in ("exclude", "extend-exclude", "camspecs"):
         if name in table:
-            setattr(c, SETTINGS[name], _strings(table, name, where))
+            setattr(c, SETTINGS[name], _checked_patterns(_strings(table, name, where), name, where))
     return c
 
 

@@ -48,6 +48,9 @@ class Extraction:
     presets: list = field(default_factory=list)           # (Preset, Evidence) the text says it follows
     model_names: list = field(default_factory=list)       # transformers the paper's own sections name
     conv_stage: bool = False                              # maps taken at a conv part of a hybrid
+    # facts about the whole document that rules ask once per mention: computed once (a scan of
+    # every sentence per mention made a paper of many short sections quadratic)
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 class Relevance(Protocol):
@@ -191,7 +194,9 @@ def _reading_order(doc: DocumentText):
             yield from _code_statements(s)
 
 
-_CODE_LINE = re.compile(r"[^\n]*\S[^\n]*")
+# whole lines, the blank ones skipped in Python: `[^\n]*\S[^\n]*` backtracked over a line of
+# spaces from each of its positions (a 200 KB blank line in a listing took 190 s)
+_CODE_LINE = re.compile(r"[^\n]+")
 
 
 def _code_statements(s: Sentence):
@@ -199,6 +204,8 @@ def _code_statements(s: Sentence):
     next lines (`F.interpolate(cam, size=(224, 224),` / `mode="bilinear")`), up to a few lines."""
     text, start, depth, lines = s.unit.text, None, 0, 0
     for m in _CODE_LINE.finditer(text):
+        if m.group(0).isspace():
+            continue
         code = m.group(0).split("#", 1)[0]
         start = m.start() if start is None else start
         depth += code.count("(") + code.count("[") - code.count(")") - code.count("]")

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 from camlint import __version__
 from camlint.rules.explain import GROUPS, rule_page
@@ -22,7 +23,9 @@ def _uri(path: str) -> dict:
     p = path.replace(os.sep, "/")
     if os.path.isabs(p):
         return {"uri": Path(p).as_uri()}
-    return {"uri": p, "uriBaseId": "%SRCROOT%"}
+    # a URI reference (SARIF 3.10.2): a file named `a b#1%.tex` or `c:x.tex` was written as is, so
+    # '#' began a fragment and ':' a scheme; a name that is not UTF-8 keeps its own bytes
+    return {"uri": quote(p.encode("utf-8", "surrogateescape"), safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
 def fingerprint(f, occurrence: int) -> str:

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from camlint.rules.findings import location
 from camlint.formats.text import string_console
-from camlint.safety.sanitize import printable_lines
+from camlint.safety.sanitize import printable, printable_finding, printable_lines
 from camlint.verify.report import pointing_text, tolerance_text
 
 
@@ -96,7 +96,7 @@ def _metric_cells(r) -> list[str]:
 def verify_text(report, color: bool = False) -> str:
     console, buf = string_console(color, None)
     env = report.environment
-    console.print(Text(f"camlint verify {report.spec}", style="bold"))
+    console.print(Text(f"camlint verify {printable(report.spec)}", style="bold"))
     console.print(Text(f"  {env['arch']} ({env['weights']}) on {env['device']}, {env['dtype']}; "
                        f"torch {env['torch']}, timm {env['timm']}; attention: {env['attention_path']}"))
     console.print(Text(f"  procedure: {env['procedure']}"))
@@ -112,11 +112,11 @@ def verify_text(report, color: bool = False) -> str:
         table.add_column(col)
     for r in report.results:
         style = "red" if r.degenerate or r.reproduced is False else "green" if r.reproduced else ""
-        table.add_row(Text(r.input), str(r.predicted if r.predicted is not None else ""), *_metric_cells(r),
+        table.add_row(Text(printable(r.input)), str(r.predicted if r.predicted is not None else ""), *_metric_cells(r),
                       *(_pointing_cell(r) if boxed else ()), Text(_verdict(r), style=style))
     console.print(table)
     for r in report.results:      # whole, never truncated: a paper prints these
-        console.print(Text(f"  sketch {r.input}: final {r.fingerprint['final']}  raw {r.fingerprint['raw']}"),
+        console.print(Text(f"  sketch {printable(r.input)}: final {r.fingerprint['final']}  raw {r.fingerprint['raw']}"),
                       soft_wrap=True)
     if report.localization is not None:
         console.print(Text(f"  {pointing_text(report.localization)}"), soft_wrap=True)
@@ -126,7 +126,9 @@ def verify_text(report, color: bool = False) -> str:
 
 
 def _text_findings(console, findings) -> None:
-    for f in findings:
+    # a declared file's name is the submission's: a map named with an OSC sequence reached the
+    # terminal (the colours are ours, so the strings are cleaned, not the output)
+    for f in map(printable_finding, findings):
         head = Text(f"  {f.file}:{f.line}:{f.col}  ")
         head.append(f"{f.severity:<7}", style=_STYLE[f.severity])
         head.append(f" {f.code} ", style="bold")
@@ -178,16 +180,16 @@ def sweep_text(r, color: bool = False) -> str:
     from camlint.verify.sweep_report import median_agreement
 
     console, buf = string_console(color, None)
-    console.print(Text(f"camlint sweep {r.spec}", style="bold"))
+    console.print(Text(f"camlint sweep {printable(r.spec)}", style="bold"))
     console.print(Text(f"  open keys: {', '.join(r.open_keys) or 'none'}; {len(r.variants)} procedures, "
-                       f"{r.distinct} distinct maps; inputs: {', '.join(r.inputs)}"))
+                       f"{r.distinct} distinct maps; inputs: {printable(', '.join(r.inputs))}"))
     table = Table(title_justify="left")
     for col in ("#", "procedure (open choices)", "median Spearman to others") + (
             ("pointing", "energy in box") if r.localization else ()):
         table.add_column(col)
     for i, v in enumerate(r.variants):
         med = median_agreement(r, i)
-        row = [str(i), Text(v.label), "constant map" if i in r.degenerate else "-" if med is None else f"{med:.2f}"]
+        row = [str(i), Text(printable(v.label)), "constant map" if i in r.degenerate else "-" if med is None else f"{med:.2f}"]
         if r.localization:
             row += [f"{r.localization[i]['pointing_rate']:.2f}", f"{r.localization[i]['energy_in_box']:.2f}"]
         table.add_row(*row)
@@ -195,7 +197,7 @@ def sweep_text(r, color: bool = False) -> str:
     for k, c in enumerate(r.clusters[:8]):
         console.print(f"  cluster {k + 1}: " + ", ".join(f"#{i}" for i in c))
     for label, why in r.dropped[:10]:
-        console.print(Text(f"  dropped {label}: {why}", style="dim"))
+        console.print(Text(printable(f"  dropped {label}: {why}"), style="dim"))
     _text_findings(console, r.findings)
     console.print(Text(r.verdict, style="bold"))
     return buf.getvalue()

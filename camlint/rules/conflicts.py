@@ -109,14 +109,18 @@ def check_conflicting_block(a):
         return
     depth = a.arch.depth
     statements = _drop_sweeps(list(_sentence_layers(a, depth)))
-    for i, (s, c, m) in enumerate(statements):
-        for s2, c2, m2 in statements[:i]:
+    # each statement against the first statement of every distinct reading before it (a few,
+    # bounded by the depth), not against every earlier statement: the same first conflict, linear
+    first_of: dict[frozenset, object] = {}
+    for s, c, m in statements:
+        for c2, m2 in first_of.items():
             if not c & c2:
                 o_file, o_line, _ = m2.position()
                 file, line, col = m.position()
                 yield Hit(f"the block is given as {_said(m, c)} here but as {_said(m2, c2)} at {o_file}:{o_line}",
                           file, line, col)
                 return
+        first_of.setdefault(c, m)
     for src, c2 in _spec_layer(a, depth):
         for s, c, m in statements:
             if not c & c2:

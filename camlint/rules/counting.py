@@ -13,11 +13,14 @@ _OF_DEPTH = re.compile(r"^\s*,?\s*\(?\s*(?:i\.?e\.?,?\s+)?(?:the\s+)?(?:(last|fi
 
 
 def _one_based(a, s) -> bool:
+    """The sentence, or any sentence of the paper's own, says it counts from one."""
     from camlint.extract.vocab import vocabulary
 
     rx = vocabulary().one_based
-    return bool(rx.search(s.low)) or any(rx.search(t.low) for t in a.prose.sentences
-                                         if a.prose.scope.in_scope(t))
+    memo = a.prose.memo
+    if "one_based" not in memo:          # once per document, not once per mention
+        memo["one_based"] = any(rx.search(t.low) for t in a.prose.sentences if a.prose.scope.in_scope(t))
+    return bool(rx.search(s.low)) or memo["one_based"]
 
 
 def readings(a, m, depth: int) -> frozenset[int] | None:

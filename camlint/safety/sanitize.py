@@ -11,13 +11,14 @@ import re
 from dataclasses import replace
 
 # Whole escape sequences first (so no "[31m" residue is left), then any lone control character:
-# C0 except tab, DEL, C1, and the bidirectional overrides that reorder what a reader sees.
+# C0 except tab, DEL, C1, the bidirectional overrides that reorder what a reader sees, and
+# U+FFFE/U+FFFF, which are no XML 1.0 characters (they made the JUnit report unparseable).
 # Each alternative stops at the next ESC, so a file of unterminated sequences is linear.
 _SEQUENCE = re.compile(r"\x1b\][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"      # OSC ... BEL/ST
                        r"|\x1b\[[0-?]*[ -/]*[@-~]?"                          # CSI
                        r"|\x9b[0-?]*[ -/]*[@-~]?"                            # 8-bit CSI
                        r"|\x1b[ -/]*[0-~]?")                                 # other ESC sequences
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufffe\uffff]")
 
 
 def printable(text: str) -> str:

@@ -63,6 +63,17 @@ class LoadedYAML:
         return self.positions.get((), (1, 1))
 
 
+# An explicit `!!bool`, `!!int`, ... on text of another shape reached PyYAML's constructors, which
+# assume the resolver already matched it (`!!bool ""` raised KeyError, `!!timestamp x`
+# AttributeError): such a tag is accepted only on text YAML itself would read as that type.
+_TYPED = {f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "null", "timestamp")}
+
+
+def _reads_as(text: str, tag: str) -> bool:
+    implicit = yaml.SafeLoader.resolve(yaml.SafeLoader, yaml.ScalarNode, text, (True, False))
+    return implicit == tag or (tag.endswith(":float") and implicit.endswith(":int"))
+
+
 def _construct_scalar(event: yaml.ScalarEvent) -> object:
     tag = event.tag
     if tag is not None and tag != "!" and tag not in _SAFE_TAGS:
@@ -80,10 +91,13 @@ def _construct_scalar(event: yaml.ScalarEvent) -> object:
     if tag in (f"tag:yaml.org,2002:{t}" for t in ("int", "float")) and len(event.value) > MAX_NUMBER_CHARS:
         raise YAMLInputError(f"a number of {len(event.value)} digits is too long (at most {MAX_NUMBER_CHARS} characters)",
                              event.start_mark.line + 1, event.start_mark.column + 1)
+    if event.tag in _TYPED and not _reads_as(event.value, event.tag):
+        raise YAMLInputError(f"value {event.value[:40]!r} is not a valid !!{event.tag.rsplit(':', 1)[-1]}",
+                             event.start_mark.line + 1, event.start_mark.column + 1)
     node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
     try:
         value = yaml.SafeLoader.construct_object(yaml.SafeLoader(""), node)
-    except (yaml.YAMLError, ValueError, OverflowError) as exc:
+    except (yaml.YAMLError, ValueError, OverflowError, LookupError, AttributeError, TypeError) as exc:
         raise YAMLInputError(f"cannot read value {event.value[:40]!r}: {exc}",
                              event.start_mark.line + 1, event.start_mark.column + 1) from None
     if isinstance(value, (_dt.date, _dt.datetime)):

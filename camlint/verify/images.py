@@ -49,7 +49,14 @@ def load_image(path: Path, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
     if isinstance(resize, int):
         w, h = img.size
         scale = resize / min(w, h)
-        img = img.resize((max(1, round(w * scale)), max(1, round(h * scale))), resample)
+        size = (max(1, round(w * scale)), max(1, round(h * scale)))
+        # the shorter side is scaled to `resize`: a 6,400,000 x 10 picture (a 60 KB PNG) became
+        # 143 million x 224 pixels, a MemoryError; the resized picture obeys the same pixel limit
+        if size[0] * size[1] > MAX_PIXELS:
+            raise SpecError([f"input {path.name}: {w} x {h} pixels resized to {resize} on the shorter side "
+                             f"is {size[0]} x {size[1]}, over the limit of {MAX_PIXELS:,} pixels "
+                             f"(crop the picture to the region the map is about)"])
+        img = img.resize(size, resample)
     else:
         img = img.resize((resize[1], resize[0]), resample)
     ch, cw = pre["crop"]

@@ -149,7 +149,7 @@ def single_report(path: Path, spec: Path | None):
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to FILE.")
 def checklist(paths, fmt, spec, output):
     """The filled reporting checklist (key, status, value, where stated)."""
-    from camlint.checklist.filled import RENDERERS
+    from camlint.checklist.filled import render
     from camlint.core.errors import InputError
     from camlint.cli.terminal import check_writable
 
@@ -159,7 +159,7 @@ def checklist(paths, fmt, spec, output):
     except InputError as exc:
         usage_error(exc)
     reports = [r for p in paths for r in single_report(p, spec)]
-    emit(RENDERERS[fmt](reports), output)
+    emit(render(fmt, reports), output)
 
 
 @click.command()

@@ -13,6 +13,7 @@ import click
 
 from camlint.cli.commands.common import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, emit
 from camlint.cli.commands.progress import StderrProgress
+from camlint.safety.sanitize import printable
 
 VERIFY_FORMATS = ("text", "json", "markdown", "sarif", "github")
 
@@ -22,7 +23,8 @@ def spec_errors(spec: Path, messages: list[str]) -> None:
     for message in messages:
         located = re.match(r"\S+:\d+[:]", message) or message.startswith(("--", str(spec)))
         text = f"camlint: {message}" if located else f"camlint: {spec}: {message}"
-        click.echo(re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "?", text), err=True)
+        # the sanitiser of every other format: bidirectional overrides and lone surrogates too
+        click.echo(printable(text), err=True)
     sys.exit(EXIT_INPUT)
 
 

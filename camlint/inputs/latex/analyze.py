@@ -95,8 +95,9 @@ def _embedded_specs(project: Project, doc, problems: list) -> list[SpecSource]:
 
 
 def _linked_specs(project: Project, problems: list) -> list[SpecSource]:
-    """`% camspec: path/to/spec.yaml` comments, resolved inside the project folder."""
-    out = []
+    """`% camspec: path/to/spec.yaml` comments, resolved inside the project folder; each file
+    read once (a 400 KB spec named by 200 comments was parsed 200 times: 35 s)."""
+    out, seen = [], set()
     for f in project.files:
         for c in f.comments:
             m = _CAMSPEC_DIRECTIVE.match(c.text)
@@ -115,6 +116,9 @@ def _linked_specs(project: Project, problems: list) -> list[SpecSource]:
             if not target.is_file():
                 problems.append(INCLUDE_MISSING.hit(f"camspec file {m.group(1)} not found", f.display, c.line, c.col))
                 continue
+            if target in seen:
+                continue
+            seen.add(target)
             disp = str(Path(f.display).parent / m.group(1)) if Path(f.display).parent != Path(".") else m.group(1)
             try:
                 out.append(source_from(load_file(target), disp, base_dir=target.parent))

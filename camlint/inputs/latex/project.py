@@ -25,7 +25,8 @@ MAX_PROJECT_BYTES = 64 * 1024 * 1024
 _INCLUDE = re.compile(
     r"\\(?P<cmd>input|include|subfile|subimport\*?|import\*?|inputfrom|subinputfrom)"
     r"(?:\s*\{(?P<a>[^{}]*)\}(?:\s*\{(?P<b>[^{}]*)\})?|\s+(?P<bare>[^\s{}\\%]+))")
-_BIB = re.compile(r"\\(?:bibliography|addbibresource)\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
+# the option and the list are bounded: "\addbibresource[" repeated scanned to the end from each
+_BIB = re.compile(r"\\(?:bibliography|addbibresource)\s*(?:\[[^\]]{0,500}\])?\s*\{([^}]{0,5000})\}")
 
 
 @dataclass
