@@ -63,3 +63,37 @@ def test_a_detection_transformer_is_a_transformer(tmp_path):
 We explain a Deformable DETR trained on drone footage with gradient-weighted cross-attention of the last decoder layer.
 """)
     assert doc["uses_cam_on_transformer"] is True
+
+
+def test_a_cnn_named_only_as_the_comparator_does_not_outweigh_the_papers_own_use(tmp_path):
+    doc = lint_tex(tmp_path, r"""\section{Network}
+A vision transformer based classifier is trained for rail surface defects.
+\section{Heatmap computation}
+Grad-CAM computes the weight of each channel by global average pooling of the gradient.
+The resulting maps of the transformer are overlaid on the rail images.
+For comparison, the ResNet-50 Grad-CAM uses the layer4 output.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_the_abstract_says_what_the_papers_own_method_explains_when_the_body_only_compares(tmp_path):
+    doc = lint_tex(tmp_path, r"""\begin{abstract}
+We explain a DeiT-B with a class activation map whose channel weights come from forward passes only.
+\end{abstract}
+\section{Experiments}
+We compare with Grad-CAM on a ResNet-50 and with attention rollout: ours 0.61, Grad-CAM 0.47.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_a_results_row_with_a_typed_reference_is_another_papers(tmp_path):
+    doc = lint_tex(tmp_path, r"""\section{Dataset}
+We release 4,000 annotated photographs of rice weeds with boxes.
+\section{Benchmark context}
+\begin{tabular}{lll}
+Method & Source & Pointing \\
+ViT-B/16 + Grad-CAM & [21] & 47.8 \\
+ResNet-50 + CAM & [12] & 41.3 \\
+\end{tabular}
+""")
+    assert doc["uses_cam_on_transformer"] is False

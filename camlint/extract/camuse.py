@@ -60,3 +60,31 @@ def summary_only(sentences: list, applied: list, vocab: Vocabulary, own_roles, s
            or vocab.phrases["first_person"].search(clause_at(s.low, m, vocab)) for s, m in applied):
         return False
     return any(s.section.role in own_roles for s in sentences)
+
+
+def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_roles, summary_roles) -> bool:
+    """The decision over the method's applied mentions, each bound to (section role, model kind or
+    None): is the method applied to the paper's transformer?"""
+    first_person = vocab.phrases["first_person"]
+    # where the paper's own sections say to what the method is applied, a summary's or the title's
+    # words ("Rollout and Grad-CAM are not directly comparable, but the transformer ...") do not;
+    # own sections that only use it on a CNN leave the summary to say, in the authors' voice, that
+    # their own method explains the transformer ("we explain DeiT-III with a class activation map")
+    own_says = any(role in own_roles and kind != "cnn" for role, kind in bound)
+    keep = [role not in summary_roles and role != "front"
+            or not own_says and kind == "transformer" and bool(first_person.search(clause_at(s.low, m, vocab)))
+            for (s, m), (role, kind) in zip(applied, bound)]
+    bound = [b for b, k in zip(bound, keep) if k]
+    applied = [a for a, k in zip(applied, keep) if k]
+    kinds = {kind for _, kind in bound}
+    if "cnn" in kinds and any(role in own_roles and kind is None for role, kind in bound) and all(
+            kind != "cnn" or _compared(s.low, vocab) for (_, kind), (s, _) in zip(bound, applied)):
+        kinds.discard("cnn")   # "for comparison, the ResNet-50's Grad-CAM ...": the CNN is the comparator
+    # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
+    return "transformer" in kinds or "cnn" not in kinds
+
+
+def _compared(text: str, vocab: Vocabulary) -> bool:
+    """The method's CNN use is named as a comparison or baseline ("for comparison", "we compare
+    with Grad-CAM on a ResNet-50"), not as what the paper explains."""
+    return bool(vocab.baseline_words.search(text) or vocab.phrases["methods_compared"].search(text))

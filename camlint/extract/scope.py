@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution, planned
-from camlint.extract.camuse import anatomy_kind, clause_at as _clause_at, negated, summary_only
+from camlint.extract.camuse import anatomy_kind, applied_to_transformer, clause_at as _clause_at, negated, summary_only
 from camlint.extract.hybrid import part_of_hybrid
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
@@ -265,27 +265,7 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     subjects = section_subjects(sentences, vocab, {s.section.index for s, _ in applied})
     bound = [(s.section.role, bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index))
               or _model_referred_back(s, vocab)) for s, m in applied]
-    if any(role in OWN_ROLES and kind != CNN_MODEL for role, kind in bound):
-        # where the paper's own sections say to what the method is applied, a summary's or the
-        # title's words ("Rollout and Grad-CAM are not directly comparable, but the transformer
-        # ...") do not; own sections that only compare with a CNN's Grad-CAM leave the summary
-        # to say what the paper's own method explains
-        keep = [role not in SUMMARY_ROLES and role != "front" for role, _ in bound]
-        bound = [b for b, k in zip(bound, keep) if k]
-        applied = [a for a, k in zip(applied, keep) if k]
-    kept = applied
-    kinds = {kind for _, kind in bound}
-    if CNN_MODEL in kinds and None in kinds and all(
-            kind != CNN_MODEL or _compared(s, m, vocab) for (_, kind), (s, m) in zip(bound, kept)):
-        kinds.discard(CNN_MODEL)   # "for comparison, the ResNet-50's Grad-CAM ...": the CNN is the comparator
-    # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
-    return TRANSFORMER in kinds or CNN_MODEL not in kinds
-
-
-def _compared(s: Sentence, m: re.Match, vocab: Vocabulary) -> bool:
-    """The method's CNN use is named as a comparison or baseline ("for comparison", "we compare
-    with Grad-CAM on a ResNet-50"), not as what the paper explains."""
-    return bool(vocab.baseline_words.search(s.low) or vocab.phrases["methods_compared"].search(s.low))
+    return applied_to_transformer(applied, bound, vocab, OWN_ROLES, SUMMARY_ROLES)
 
 
 def applied_mentions(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
