@@ -97,3 +97,20 @@ ResNet-50 + CAM & [12] & 41.3 \\
 \end{tabular}
 """)
     assert doc["uses_cam_on_transformer"] is False
+
+
+def test_a_method_section_that_describes_the_map_without_naming_it_is_read(tmp_path):
+    """The variant is named nowhere in the paper's own sections; its method section states the
+    settings of a map built from the transformer's tokens: that section is the CAM scope."""
+    doc = lint_tex(tmp_path, r"""\begin{abstract}
+We explain a DeiT-B with a class activation map whose channel weights come from forward passes only.
+\end{abstract}
+\section{Method}
+\paragraph{Feature map.} We take the output of the last block. The class token is discarded and the
+196 patch tokens form a $14\times14$ map $A$.
+\section{Experiments}
+We compare with Grad-CAM on a ResNet-50: ours 0.61, Grad-CAM 0.47.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+    assert doc["checklist"]["tokens"]["status"] == "reported"
+    assert doc["checklist"]["reshape"]["status"] == "reported"

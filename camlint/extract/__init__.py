@@ -90,7 +90,11 @@ class VocabularyRelevance:
         settings = {sec.index for sec in sections if cam_sections and sec.role == "appendix"
                     and v.phrases["settings_titles"].search(low(sec.title or ""))}
         titled = cam_titled(sections, v)    # a section titled about the maps is in scope: read it all
-        return cam_sections | settings | titled | inherited(sections, titled, v)
+        # CAM named only outside the paper's own sections (abstract, a comparison): its method
+        # sections may describe the map without naming it (scope.unnamed_method_sections)
+        unnamed = {sec.index for sec in sections if sec.role == "method"} if cam_sections and not any(
+            sec.role in ("method", "appendix", "other") for sec in sections if sec.index in cam_sections) else set()
+        return cam_sections | settings | titled | inherited(sections, titled, v) | unnamed
 
     def sizes(self, raw: str) -> list[tuple[int, int, int]]:
         """(position, priority, side) of statements of the network's input size, in raw LaTeX."""

@@ -88,3 +88,20 @@ def _compared(text: str, vocab: Vocabulary) -> bool:
     """The method's CNN use is named as a comparison or baseline ("for comparison", "we compare
     with Grad-CAM on a ResNet-50"), not as what the paper explains."""
     return bool(vocab.baseline_words.search(text) or vocab.phrases["methods_compared"].search(text))
+
+
+def unnamed_method_sections(sections, sentences, cam_sections: set[int], vocab: Vocabulary) -> set[int]:
+    """Where no section of the paper's own work is about CAM by its title or words, the method
+    sections that speak of maps and of a transformer's parts ("the 196 patch tokens form a 14x14
+    map A"; a variant described but never named) are where the procedure is stated."""
+    own = {"method", "appendix", "other"}
+    if any(sec.role in own for sec in sections if sec.index in cam_sections):
+        return set()
+    maps, anatomy = set(), set()
+    for s in sentences:
+        if s.section.role == "method":
+            if vocab.map_words.search(s.low):
+                maps.add(s.section.index)
+            if vocab.phrases["anatomy_transformer"].search(s.low):
+                anatomy.add(s.section.index)
+    return maps & anatomy

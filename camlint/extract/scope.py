@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution, planned
-from camlint.extract.camuse import anatomy_kind, applied_to_transformer, clause_at as _clause_at, negated, summary_only
+from camlint.extract.camuse import (anatomy_kind, applied_to_transformer, clause_at as _clause_at, negated, summary_only,
+                                    unnamed_method_sections)
 from camlint.extract.hybrid import part_of_hybrid
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
@@ -117,6 +118,9 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
             scope.cam_units.add(id(s.unit))
         elif s.section.role in OWN_ROLES and vocab.explanation_words.search(s.low):
             scope.cam_sentences.add((id(s.unit), s.start))
+    for i in unnamed_method_sections(doc.sections, sentences, scope.cam_sections, vocab):
+        scope.cam_titles.add(i)
+        scope.cam_sections.add(i)
     _run_in_headings(doc, scope, vocab)
     _whole_lists(doc, scope)
     _appendix_pointed_to(doc, sentences, scope, vocab)
