@@ -204,7 +204,8 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
                     if parsed is None:
                         continue
                     value, data = parsed
-                if entry.parse == "grid" and not_a_grid.search(text[max(0, m.start() - 30):m.start()]):
+                if entry.parse == "grid" and (not_a_grid.search(text[max(0, m.start() - 30):m.start()])
+                                              or vocab.phrases["not_a_grid_after"].search(text[m.end():m.end() + 12])):
                     continue
                 if vocab.phrases["moot"].search(clause_after(text, m.end())):
                     continue   # "... so the question of averaging over heads does not arise"

@@ -9,6 +9,8 @@ The vocabulary then needs one pattern per idea, not one per spelling:
   "the [CLS] and distillation tokens are removed"; other rows "key: value");
 - a compound written with a hyphen, as German and Dutch authors write it, becomes two words
   ("last Transformer-Block", "the CLS-Token" -> "Transformer Block", "CLS Token");
+- hedges inside a statement go ("was, we think, averaged" -> "was averaged"; "appear to have
+  been removed" -> "were removed");
 - a reference typed by hand ("[21]", "[3, 7]") becomes "[cite]", as \\cite does;
 - typographic variants become ASCII (unicode minus and hyphens, non-breaking spaces, curly quotes),
   and runs of white space one space (math and macros leave double spaces behind).
@@ -41,6 +43,10 @@ _ORDINAL_WORDS = re.compile(rf"\b(?:(?:{'|'.join(_TENS)})[- ](?:{'|'.join(_ORD_U
                             rf"{'|'.join(_ORD_TENS)})\b", re.I)
 _GRID = re.compile(r"(?<![\w.])(\d{1,4})\s*(?:-\s*by\s*-|\s+by\s+|[x×X*]|\s+[x×X*]\s+|\s*×\s*)\s*(\d{1,4})(?!\w|\.\d)")
 _SPACES = re.compile(r"\s{2,}")
+# hedges inside a statement ("was, we think reasonably, averaged"; "appear to have been removed"):
+# the statement without them, so that a careful author's choices read like anyone else's
+_HEDGE_ASIDE = re.compile(r",\s*(?:we|i)\s+(?:think|believe|assume|suppose|feel|hope|expect)(?:\s+\w+ly)?\s*,", re.I)
+_HEDGE_VERB = re.compile(r"\b(?:appears?|seems?)\s+to\s+have\s+been\b", re.I)
 # a reference typed by hand ("[21]", "[3, 7]", "[12-14]") is a citation like \cite's; not an interval
 # ("[0, 1]") nor an index ("blocks[11]")
 _TYPED_CITE = re.compile(r"(?<=[\s(:;,])\[(?!0\b)\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3}){0,8}\](?![\w(])")
@@ -110,6 +116,9 @@ def normalise_text(text: str, offsets: list[int] | None = None) -> tuple[str, li
     text, offs = _sub(text, offs, _SPACES, lambda m: " ")
     text = _WORD_DASH.sub("-", text)       # one character for one
     text = _COMPOUND.sub(lambda m: f"{m.group(1)} {m.group(2)}", text)    # one character for one
+    text, offs = _sub(text, offs, _HEDGE_ASIDE, lambda m: "")
+    text, offs = _sub(text, offs, _HEDGE_VERB,
+                      lambda m: "was" if m.group(0).split()[0].lower() in ("appears", "seems") else "were")
     text, offs = _sub(text, offs, _ORDINAL_WORDS, _ordinal)     # before "twenty" becomes 20
     text, offs = _sub(text, offs, _NUMBER_WORDS, _number)
     text, offs = _sub(text, offs, _GRID, _grid)
