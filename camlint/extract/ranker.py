@@ -13,6 +13,8 @@ A proposed sentence in which no parser finds the key adds nothing.
 """
 from __future__ import annotations
 
+from camlint.core.wording import low
+
 import functools
 import gzip
 import importlib.resources
@@ -85,8 +87,11 @@ def propose_mentions(vocab, mentions: dict, sentences, in_scope, scope) -> None:
         return
     seen = {id(s) for s in in_scope}
     # a table row is a CAM setting only in a table the CAM text points to (scope decides that)
+    # nor a section or run-in paragraph about something else (training, the data, a CNN comparator): "the tenth block
+    # was frozen during fine-tuning" there is not the map's layer
     own = [s for s in sentences if id(s) not in seen and s.unit.kind not in ("heading", "title", "row")
-           and scope.role_ok(s) and s.section.role != "introduction" and scope.attribution.own(s)]
+           and scope.role_ok(s) and s.section.role != "introduction" and scope.attribution.own(s)
+           and not vocab.other_section.search(low(s.section.title or "")) and id(s.unit) not in scope.other_units]
     scorer = None
     for key in todo:
         readable = [s for s in own if vocab.any_entry[key].search(s.low)]

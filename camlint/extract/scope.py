@@ -1,9 +1,8 @@
 """Which sentences speak about the paper's own CAM procedure, and does the paper use one at all.
 
-A section is in CAM scope when its title or its text mentions a CAM method or map; a sentence
-is in scope when its section is, or when it mentions one itself. Related work and the
-introduction describe other people's choices and are never in scope; a sentence about a CNN
-baseline (ResNet, layer4, convolutional stage) and not about the transformer is skipped.
+A section is in CAM scope when its title or its text mentions a CAM method or map; a sentence is
+in scope when its section is, or when it mentions one itself. Related work and the introduction
+(others' choices) never are; a sentence about a CNN baseline and not the transformer is skipped.
 """
 from __future__ import annotations
 
@@ -50,6 +49,7 @@ class Scope:
     cam_units: set[int] = field(default_factory=set)        # ids of paragraphs/captions about CAM
     cam_floats: set[tuple] = field(default_factory=set)     # (file, section, float env) with a CAM caption
     cam_sentences: set[tuple] = field(default_factory=set)  # (unit id, start) of single sentences about the maps
+    other_units: set[int] = field(default_factory=set)      # paragraphs under a run-in heading about training, data...
 
     def role_ok(self, s: Sentence) -> bool:
         return s.section.role not in OUT_OF_SCOPE_ROLES
@@ -128,9 +128,8 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
 
 
 def _settings_tables(sentences: list[Sentence], scope: Scope, vocab: Vocabulary) -> None:
-    """A table captioned as settings ("Standard settings") with a row that names the CAM method
-    ("Method | HiResCAM") holds the map's settings in every row, also in those that do not name
-    the map ("Non-spatial tokens | drop class token and 4 registers")."""
+    """A table captioned as settings with a row naming the CAM method ("Method | HiResCAM") holds
+    the map's settings in every row ("Non-spatial tokens | drop class token and 4 registers")."""
     plain = vocab.phrases["settings_caption_plain"]
     tables = {_float_of(s) for s in sentences if s.unit.kind == "caption" and s.unit.float_env
               and plain.search(s.low) and s.section.role not in OUT_OF_SCOPE_ROLES and not scope.is_cnn_only(s)}
@@ -145,9 +144,8 @@ def _float_of(s: Sentence) -> tuple:
 
 
 def _run_in_headings(doc: DocumentText, scope: Scope, vocab: Vocabulary) -> None:
-    """In a section about CAM, a run-in heading about an ingredient of the map
-    (\\paragraph{Which layer.}, \\paragraph{Tokens and grid.}) titles the paragraphs under it,
-    as a subsection title would."""
+    """A run-in heading titles the paragraphs under it: about training or data, they are not the
+    map's; about an ingredient of the map (\\paragraph{Which layer.}) in a CAM section, they are."""
     heading, section = "", -1
     for u in doc.units:
         if u.kind == "heading" or u.section.index != section:
@@ -155,8 +153,10 @@ def _run_in_headings(doc: DocumentText, scope: Scope, vocab: Vocabulary) -> None
             heading = "" if title == low(u.section.title or "").strip(" .") else title
             section = u.section.index
             continue
-        if heading and u.section.index in scope.cam_sections and u.kind in ("text", "item") \
-                and vocab.ingredient_titles.search(heading) and not vocab.other_section.search(heading):
+        if heading and vocab.other_section.search(heading):
+            scope.other_units.add(id(u))
+        elif heading and u.section.index in scope.cam_sections and u.kind in ("text", "item") \
+                and vocab.ingredient_titles.search(heading):
             scope.cam_units.add(id(u))
 
 

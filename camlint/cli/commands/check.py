@@ -60,8 +60,11 @@ def check(paths, fmt, fail_on, spec, output, config_file, select, ignore, extend
     from camlint.cli.runner import run_check
     from camlint.rules.selectors import check_selectors, split_values
 
-    if no_cache:
+    if no_cache and not os.environ.get("CAMLINT_NO_CACHE"):
+        # through the environment, so that worker processes see it too; only for this command
+        # (camlint used in-process, as the tests do, must not keep it for the next call)
         os.environ["CAMLINT_NO_CACHE"] = "1"
+        click.get_current_context().call_on_close(lambda: os.environ.pop("CAMLINT_NO_CACHE", None))
     overrides = CliOverrides(select=select, ignore=ignore, extend_select=extend_select,
                              fail_on=fail_on, format=fmt)
     try:
