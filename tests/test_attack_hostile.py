@@ -235,16 +235,18 @@ def test_a_small_nested_pdf_is_still_read_through_the_child(tmp_path):
 
 # ---- extraction: a run-on paragraph of method and model names ----------------------------------
 
-def test_a_run_on_sentence_of_method_and_model_names_costs_a_bounded_multiple_of_prose():
+def test_a_run_on_sentence_of_method_and_model_names_costs_linear_time():
     """Each method name was bound to its model by looking at every model name of its (12,000-
-    character) chunk: 145x the cost of plain prose per MB; now only names near it count (about 50x).
-    A ratio in one run (bench/hostile_scaling.py prints the figures)."""
+    character) chunk, and later checked for a library name over the whole sentence: the cost per
+    MB grew with the sentence. Now only names near it count: the same cost per MB at 4x the size.
+    (Compared with itself: a ratio to plain prose measured the prose's fixed costs and the
+    machine's noise; bench/hostile_scaling.py prints both.)"""
     sys.path.insert(0, str(ROOT / "bench"))
     import hostile_scaling
 
     name = "run-on sentence of method and model names"
-    per_mb = hostile_scaling.measure(16 * 1024, [name])
-    assert per_mb[name] < 100 * per_mb["plain prose"], per_mb
+    small, large = hostile_scaling.measure(16 * 1024, [name]), hostile_scaling.measure(64 * 1024, [name])
+    assert large[name] / small[name] < 2.0, (small, large)
 
 
 def test_many_pages_of_repeated_forms_stop_at_the_text_limit(tmp_path, monkeypatch):

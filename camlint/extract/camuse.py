@@ -77,8 +77,10 @@ def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_ro
     bound = [b for b, k in zip(bound, keep) if k]
     applied = [a for a, k in zip(applied, keep) if k]
     kinds = {kind for _, kind in bound}
+    compared: dict[int, bool] = {}     # once per sentence: a run-on sentence holds thousands of names
     if "cnn" in kinds and any(role in own_roles and kind is None for role, kind in bound) and all(
-            kind != "cnn" or _compared(s.low, vocab) for (_, kind), (s, _) in zip(bound, applied)):
+            kind != "cnn" or compared.setdefault(id(s), _compared(s.low, vocab))
+            for (_, kind), (s, _) in zip(bound, applied)):
         kinds.discard("cnn")   # "for comparison, the ResNet-50's Grad-CAM ...": the CNN is the comparator
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
     return "transformer" in kinds or "cnn" not in kinds

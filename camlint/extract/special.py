@@ -123,8 +123,12 @@ def _names_code(vocab: Vocabulary, m: Mention) -> bool:
     start, end = text.rfind(" ", 0, m.start) + 1, text.find(" ", m.end)
     if "/" in text[start:end if end >= 0 else len(text)]:
         return True
-    return any(x.start() <= m.start and m.end <= x.end()
-               for _, rx in vocab.implementation["libraries"] for x in rx.finditer(text))
+    # only around the mention: a library's name is short, and a run-on sentence holds thousands of
+    # method names (the whole sentence per mention was quadratic)
+    lo = max(0, m.start - 80)
+    window = text[lo:m.end + 80]
+    return any(x.start() + lo <= m.start and m.end <= x.end() + lo
+               for _, rx in vocab.implementation["libraries"] for x in rx.finditer(window))
 
 
 def decide_implementation(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
