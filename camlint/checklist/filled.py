@@ -134,10 +134,8 @@ def render(fmt: str, reports) -> str:
     """The checklist in `fmt`, safe to print: file names and values come from the submission, and
     a folder named with an OSC sequence reached the terminal (markdown) or a bidirectional
     override stood raw in the YAML and JSON. JSON is escaped as `--format json` escapes it."""
-    from camlint.formats.json_format import _UNSAFE
+    from camlint.formats.json_format import terminal_safe
     from camlint.safety.sanitize import printable_lines
 
     text = RENDERERS[fmt](reports)
-    if fmt == "json":
-        return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return printable_lines(text)
+    return terminal_safe(text) if fmt == "json" else printable_lines(text)

@@ -19,6 +19,10 @@ def payload(reports, errors=()) -> dict:
 _UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+def terminal_safe(text: str) -> str:
+    """JSON text with the characters above escaped (every JSON output of camlint goes through it)."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def render(reports, errors=(), **_) -> str:
-    text = json.dumps(payload(reports, errors), indent=2, ensure_ascii=False)
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    return terminal_safe(json.dumps(payload(reports, errors), indent=2, ensure_ascii=False)) + "\n"

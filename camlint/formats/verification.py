@@ -44,10 +44,9 @@ def render_sweep(fmt: str, result, color: bool = False) -> str:
 
 
 def _json(payload: dict) -> str:
-    from camlint.formats.json_format import _UNSAFE
+    from camlint.formats.json_format import terminal_safe
 
-    text = json.dumps(payload, indent=2, ensure_ascii=False)
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    return terminal_safe(json.dumps(payload, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _finding_format(fmt: str, document) -> str:
