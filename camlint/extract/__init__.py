@@ -194,7 +194,7 @@ def _reading_order(doc: DocumentText):
             yield from _clauses(s, attribution)
         elif s.unit.kind != "code":
             yield s
-        elif s.unit.raw is None or s.unit.raw.env != "camspec":
+        elif not s.unit.is_camspec:
             yield from _code_statements(s)
 
 
@@ -226,7 +226,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     vocab = with_aliases(vocabulary(), sentences)   # "hereafter DermNet-T": the paper's names for its models
     scope = build_scope(doc, sentences, vocab)
     cam_rx = _cam_method_pattern(vocab)
-    specified = any(u.kind == "code" and u.raw is not None and u.raw.env == "camspec" for u in doc.units)
+    specified = any(u.is_camspec for u in doc.units)
     uses_cam = uses_cam_on_transformer(sentences, vocab, cam_rx, _raw_transformer_sections(doc), scope.attribution,
                                        specified)
     result = Extraction(uses_cam=uses_cam, sentences=sentences, scope=scope)

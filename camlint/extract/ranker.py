@@ -13,14 +13,13 @@ A proposed sentence in which no parser finds the key adds nothing.
 """
 from __future__ import annotations
 
-from camlint.core.wording import low
-
 import functools
 import gzip
 import importlib.resources
 import json
 
 from camlint.core.vocab import ATTENTION_LOCATIONS
+from camlint.core.wording import low
 from camlint.core.values import location_point
 from camlint.extract import linefeatures as LF
 from camlint.extract import mentions as Mn
@@ -86,9 +85,9 @@ def propose_mentions(vocab, mentions: dict, sentences, in_scope, scope) -> None:
     if not todo:
         return
     seen = {id(s) for s in in_scope}
-    # a table row is a CAM setting only in a table the CAM text points to (scope decides that)
-    # nor a section or run-in paragraph about something else (training, the data, a CNN comparator): "the tenth block
-    # was frozen during fine-tuning" there is not the map's layer
+    # a table row is a CAM setting only in a table the CAM text points to (scope decides that);
+    # a section or run-in paragraph about training, data or a CNN comparator is not the map's
+    # ("the tenth block was frozen during fine-tuning" states no layer of the map)
     own = [s for s in sentences if id(s) not in seen and s.unit.kind not in ("heading", "title", "row")
            and scope.role_ok(s) and s.section.role != "introduction" and scope.attribution.own(s)
            and not vocab.other_section.search(low(s.section.title or "")) and id(s.unit) not in scope.other_units]

@@ -87,7 +87,7 @@ def build_scope(doc: DocumentText, sentences: list[Sentence], vocab: Vocabulary)
             scope.cam_titles.add(sec.index)
             scope.cam_sections.add(sec.index)
     for u in doc.units:   # a section that holds a camspec block is about the CAM settings
-        if u.kind == "code" and u.raw is not None and u.raw.env == "camspec" and u.section.role not in OUT_OF_SCOPE_ROLES:
+        if u.is_camspec and u.section.role not in OUT_OF_SCOPE_ROLES:
             scope.cam_titles.add(u.section.index)
             scope.cam_sections.add(u.section.index)
     _inherit(doc, scope, vocab)
@@ -387,14 +387,8 @@ def section_subjects(sentences: list[Sentence], vocab: Vocabulary, sections: set
     for s in sentences:
         if s.section.index not in sections or vocab.contrast.search(s.low) or vocab.phrases["declined"].search(s.low):
             continue
-        at = s.section.index
-        found = kinds.setdefault(at, set())
-        found.update(k for k, _, _ in _model_names(vocab, s.low))
-        texts.setdefault(at, []).append(s.low)
-    out = {i: next(iter(k)) for i, k in kinds.items() if len(k) == 1}
-    for i, k in kinds.items():
-        if not k:
-            kind = anatomy_kind(texts.get(i, ()), vocab)
-            if kind:
-                out[i] = kind
-    return out
+        kinds.setdefault(s.section.index, set()).update(k for k, _, _ in _model_names(vocab, s.low))
+        texts.setdefault(s.section.index, []).append(s.low)
+    named = {i: next(iter(k)) for i, k in kinds.items() if len(k) == 1}
+    described = {i: anatomy_kind(texts[i], vocab) for i, k in kinds.items() if not k}
+    return named | {i: kind for i, kind in described.items() if kind}

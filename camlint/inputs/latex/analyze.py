@@ -78,7 +78,7 @@ def _shifted(problems: list[Hit], offset: int) -> list[Hit]:
 def _embedded_specs(project: Project, doc, problems: list) -> list[SpecSource]:
     out = []
     for u in doc.units:
-        if u.kind != "code" or u.raw is None or u.raw.env != "camspec":
+        if not u.is_camspec:
             continue
         f = u.file
         text = f.text[u.raw.start:u.raw.end]

@@ -61,6 +61,11 @@ class Unit:
     cites: list[Citation] = field(default_factory=list)
     raw: RawBlock | None = None   # for code units
 
+    @property
+    def is_camspec(self) -> bool:
+        """A camspec block: its YAML is read as a specification, not as sentences."""
+        return self.kind == "code" and self.raw is not None and self.raw.env == "camspec"
+
     def src_offset(self, pos: int) -> int:
         i = bisect.bisect_right(self.out, pos) - 1
         if i < 0:
