@@ -7,16 +7,12 @@ import os
 from camlint.core import items
 from camlint.core.item import Status
 from camlint.core.display import short_value
+from camlint.formats.markdown_text import cell, code
 from camlint.rules.findings import location
 
 # How a Markdown table shows a status (the checklist command and the markdown report).
 MARKDOWN_STATUS = {Status.REPORTED: "✅ reported", Status.PARTIAL: "⚠️ partial", Status.MISSING: "❌ missing",
                    Status.NOT_APPLICABLE: "— n/a"}
-
-
-def markdown_cell(text: str) -> str:
-    """Text for one cell of a Markdown table."""
-    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def where_stated(e, doc_path: str) -> str:
@@ -98,10 +94,10 @@ def as_latex(reports) -> str:
 def as_markdown(reports) -> str:
     out = []
     for rep in reports:
-        out += [f"### Reporting checklist: `{rep.path}`", "", "| item | status | value | where stated |",
+        out += [f"### Reporting checklist: {code(rep.path)}", "", "| item | status | value | where stated |",
                 "|---|---|---|---|"]
-        out += [f"| `{r['key']}` | {MARKDOWN_STATUS[r['status']]} | {markdown_cell(r['value'])} | "
-                f"{markdown_cell(_both(r))} |"
+        out += [f"| `{r['key']}` | {MARKDOWN_STATUS[r['status']]} | {cell(r['value'])} | "
+                f"{cell(_both(r))} |"
                 for r in checklist_rows(rep)]
         out.append("")
     return "\n".join(out)

@@ -3,29 +3,21 @@ from __future__ import annotations
 
 from camlint.checklist.filled import MARKDOWN_STATUS as ICON
 from camlint.checklist.filled import checklist_rows
-from camlint.checklist.filled import markdown_cell as _cell
-from camlint.rules.findings import location
+from camlint.formats.markdown_text import cell, code, findings
 from camlint.core.keys import KEYS
 
 
 def document(rep) -> str:
-    out = [f"### camlint: `{rep.path}`", ""]
+    out = [f"### camlint: {code(rep.path)}", ""]
     if not rep.uses_cam_on_transformer:
         return "\n".join(out + ["No CAM-style method applied to a transformer was found: nothing to report.", ""])
     out += ["| item | status | value | where stated |", "|---|---|---|---|"]
     for row in checklist_rows(rep):
-        out.append(f"| `{row['key']}` | {ICON[row['status']]} | {_cell(row['value'])} | {_cell(row['where'])} |")
+        out.append(f"| `{row['key']}` | {ICON[row['status']]} | {cell(row['value'])} | {cell(row['where'])} |")
     out.append("")
-    if rep.findings:
-        out += [f"**Findings ({len(rep.findings)})**", ""]
-        for f in rep.findings:
-            out.append(f"- **{f.code}** `{f.name}` ({f.severity}) at `{location(f)}`: {_cell(f.message)}  ")
-            out.append(f"  _Fix:_ {_cell(f.hint)}")
-        out.append("")
-    else:
-        out += ["No findings.", ""]
+    out += findings(rep.findings)
     if rep.suppressed:
-        out += ["Suppressed: " + ", ".join(f"{f.code} at `{f.file}:{f.line}` ({f.suppressed})" for f in rep.suppressed), ""]
+        out += ["Suppressed: " + ", ".join(f"{f.code} at {code(f'{f.file}:{f.line}')} ({cell(f.suppressed)})" for f in rep.suppressed), ""]
     return "\n".join(out)
 
 
@@ -42,12 +34,12 @@ def summary(reports) -> str:
         out.append(f"| `{key}` | {n} / {len(cam)} |")
     from camlint.inputs.kinds import describe
 
-    out += ["", "Read by: " + "; ".join(f"`{r.path}` ({describe(r.kind)})" for r in reports)]
+    out += ["", "Read by: " + "; ".join(f"{code(r.path)} ({describe(r.kind)})" for r in reports)]
     return "\n".join(out + [""])
 
 
 def render(reports, errors=(), **_) -> str:
-    parts = [f"> **camlint could not read** `{e.where() or e.file}`: {_cell(e.message)}\n" for e in errors]
+    parts = [f"> **camlint could not read** {code(e.where() or e.file)}: {cell(e.message)}\n" for e in errors]
     parts += [document(r) for r in reports]
     parts.append(summary(reports))
     return "\n".join(p for p in parts if p)

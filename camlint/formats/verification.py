@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from camlint.rules.findings import location
+from camlint.formats.markdown_text import cell, code, findings
 from camlint.formats.text import string_console
 from camlint.safety.sanitize import printable, printable_finding, printable_lines
 from camlint.verify.report import pointing_text, tolerance_text
@@ -136,24 +137,10 @@ def _text_findings(console, findings) -> None:
         console.print(head, soft_wrap=True)
 
 
-def _cell(text) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def markdown_findings(findings) -> list[str]:
-    if not findings:
-        return ["No findings.", ""]
-    out = [f"**Findings ({len(findings)})**", ""]
-    for f in findings:
-        out.append(f"- **{f.code}** `{f.name}` ({f.severity}) at `{location(f)}`: {_cell(f.message)}  ")
-        out.append(f"  _Fix:_ {_cell(f.hint)}")
-    return out + [""]
-
-
 def verify_markdown(report) -> str:
     env = report.environment
-    out = [f"### camlint verify: `{report.spec}`", "", f"**Result: {_overall(report)}**", "",
-           f"{env['arch']} ({_cell(env['weights'])}) on {env['device']}, {env['dtype']}; torch {env['torch']}, "
+    out = [f"### camlint verify: {code(report.spec)}", "", f"**Result: {_overall(report)}**", "",
+           f"{env['arch']} ({cell(env['weights'])}) on {env['device']}, {env['dtype']}; torch {env['torch']}, "
            f"timm {env['timm']}, camlint {env['camlint']}; attention path: {env['attention_path']}.", ""]
     compared = [r.comparison for r in report.results if r.comparison]
     if compared:
@@ -163,16 +150,16 @@ def verify_markdown(report) -> str:
             + " result | sketch (final) |", "|---|---|---|---|---|---|" + ("---|" if boxed else "") + "---|---|"]
     for r in report.results:
         cls = r.predicted if r.predicted is not None else ""
-        out.append(f"| `{_cell(r.input)}` | {cls} | " + " | ".join(_metric_cells(r) + (_pointing_cell(r) if boxed else []))
-                   + f" | {_verdict(r)} | `{r.fingerprint['final']}` |")
+        out.append(f"| {code(r.input, in_table=True)} | {cls} | " + " | ".join(_metric_cells(r) + (_pointing_cell(r) if boxed else []))
+                   + f" | {_verdict(r)} | {code(r.fingerprint['final'], in_table=True)} |")
     if report.localization is not None:
         out += ["", pointing_text(report.localization)[0].upper() + pointing_text(report.localization)[1:] + "."]
     out += ["", "<details><summary>Resolved procedure (<b>*</b> = camlint's default, not stated in the spec)"
             "</summary>", "", "| choice | value |", "|---|---|"]
     mark = " **\\***"
-    out += [f"| {k}{mark if d else ''} | {_cell(v)} |" for k, v, d in resolved_rows(env)]
+    out += [f"| {k}{mark if d else ''} | {cell(v)} |" for k, v, d in resolved_rows(env)]
     out += ["", "</details>", ""]
-    return "\n".join(out + markdown_findings(report.findings))
+    return "\n".join(out + findings(report.findings))
 
 
 def sweep_text(r, color: bool = False) -> str:
@@ -205,9 +192,9 @@ def sweep_text(r, color: bool = False) -> str:
 def sweep_markdown(r) -> str:
     from camlint.verify.sweep_report import median_agreement
 
-    out = [f"### camlint sweep: `{r.spec}`", "", f"**{_cell(r.verdict)}**", "",
+    out = [f"### camlint sweep: {code(r.spec)}", "", f"**{cell(r.verdict)}**", "",
            f"Open keys: {', '.join(f'`{k}`' for k in r.open_keys) or 'none'}; {len(r.variants)} procedures, "
-           f"{r.distinct} distinct maps on the first input; inputs: {', '.join(f'`{_cell(n)}`' for n in r.inputs)}.",
+           f"{r.distinct} distinct maps on the first input; inputs: {', '.join(code(n) for n in r.inputs)}.",
            "", "| # | procedure (open choices) | median Spearman to others | cluster |"
            + (" pointing | energy in box |" if r.localization else ""),
            "|---|---|---|---|" + ("---|---|" if r.localization else "")]
@@ -215,12 +202,12 @@ def sweep_markdown(r) -> str:
     for i, v in enumerate(r.variants):
         med = median_agreement(r, i)
         agree = "constant map" if i in r.degenerate else "-" if med is None else f"{med:.2f}"
-        row = f"| {i} | {_cell(v.label)} | {agree} | {cluster_of.get(i, '-')} |"
+        row = f"| {i} | {cell(v.label)} | {agree} | {cluster_of.get(i, '-')} |"
         if r.localization:
             row += f" {r.localization[i]['pointing_rate']:.2f} | {r.localization[i]['energy_in_box']:.2f} |"
         out.append(row)
     out.append("")
     if r.dropped:
-        out += [f"Dropped ({len(r.dropped)}): " + "; ".join(f"{_cell(lab)} ({_cell(why)})"
+        out += [f"Dropped ({len(r.dropped)}): " + "; ".join(f"{cell(lab)} ({cell(why)})"
                                                            for lab, why in r.dropped[:10]), ""]
-    return "\n".join(out + markdown_findings(r.findings))
+    return "\n".join(out + findings(r.findings))
