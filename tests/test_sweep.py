@@ -66,6 +66,17 @@ def test_space_file_and_cap(tmp_path):
     assert len(r.variants) == 3 and r.capped_from == 4
 
 
+def test_a_space_for_a_key_the_spec_states_is_refused_not_ignored(tmp_path):
+    """The spec states `layer`; candidates for it in --space would never be used."""
+    space = tmp_path / "space.yaml"
+    space.write_text("location: [F1]\nlayer: [{block: -2}, {block: -3}]\n")
+    line = next(i for i, text in enumerate(SPEC.read_text().splitlines(), 1) if text.startswith("layer:"))
+    proc = run_cli("sweep", SPEC, "--space", space, "--out", tmp_path / "out")
+    assert proc.returncode == 2, proc.stdout
+    assert f"{SPEC}:{line}: layer is stated in full" in proc.stderr and "location" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_cli_writes_grid_matrix_and_verdict(tmp_path):
     out = tmp_path / "out"
     proc = run_cli("sweep", SPEC, "--out", out, "--format", "json")

@@ -241,6 +241,10 @@ def _plan(spec_path: Path, space: dict, cap: int, force: bool):
 
     loaded, lint = load_spec(spec_path, force, open_keys_allowed=True)
     data = {k: v for k, v in loaded.data.items() if not vocab.is_placeholder(v)}
+    fixed = [k for k in space if k not in open_keys(data)]
+    if fixed:       # a candidate list the spec overrides would be silently ignored
+        raise SpecError([f"{spec_path}:{loaded.position((k,))[0]}: {k} is stated in full, so --space cannot "
+                         f"vary it; leave it out of the spec (or set it to ?) to sweep it" for k in fixed])
     variants, dropped, capped = enumerate_variants(data, space, cap)
     if not variants:
         raise SpecError(["no procedure can be built from this spec and space"] + [w for _, w in dropped[:5]])
