@@ -18,6 +18,15 @@ SPEC = TESTBED / "testbed.yaml"
 OPEN = TESTBED / "testbed-open.yaml"
 
 
+def _make_testbed():
+    sys.path.insert(0, str(TESTBED))
+    try:
+        import make_testbed
+    finally:
+        sys.path.pop(0)
+    return make_testbed
+
+
 def test_weights_match_their_recorded_sha256():
     weights = TESTBED / "weights" / "vit_testbed.safetensors"
     recorded = (TESTBED / "weights" / "vit_testbed.safetensors.sha256").read_text().split()[0]
@@ -38,6 +47,8 @@ def test_documented_recipe_reproduces_and_localizes_on_most_images():
 
 
 def test_sweep_of_the_open_description_finds_procedures_that_do_not_localize(tmp_path):
+    import yaml
+
     out = tmp_path / "sweep"
     proc = run_cli("sweep", OPEN, "--out", out, "--format", "json", "--device", "cpu")
     assert proc.returncode == 0, proc.stderr
@@ -46,15 +57,12 @@ def test_sweep_of_the_open_description_finds_procedures_that_do_not_localize(tmp
     rates = [v["localization"]["pointing_rate"] for v in data["variants"]]
     assert any(r < 0.5 for r in rates) and any(r > 0.5 for r in rates)
     assert "put the maximum outside the object" in data["verdict"]
-    assert (out / "grid__disc_0.png").exists() and (out / "agreement.json").exists()
+    first = yaml.safe_load(OPEN.read_text())["inputs"][0]["image"].split("/")[-1].removesuffix(".png")
+    assert (out / f"grid__{first}.png").exists() and (out / "agreement.json").exists()
 
 
 def test_generator_is_deterministic():
-    sys.path.insert(0, str(TESTBED))
-    try:
-        import make_testbed as tb
-    finally:
-        sys.path.pop(0)
+    tb = _make_testbed()
     a = tb.sample(np.random.default_rng(3))
     b = tb.sample(np.random.default_rng(3))
     assert np.array_equal(a[0], b[0]) and a[1:] == b[1:]
@@ -64,14 +72,10 @@ def test_generator_is_deterministic():
 
 def test_further_images_reproduce_the_selection_figures(tmp_path):
     """`make_testbed.py --further DIR` writes the 32 further images the documented recipe was chosen
-    on (not the test images); verify scores the README's 22/32 there, at 0 px."""
+    on (not the test images); verify scores the README's 28/32 there, at 0 px."""
     import yaml
 
-    sys.path.insert(0, str(TESTBED))
-    try:
-        import make_testbed as tb
-    finally:
-        sys.path.pop(0)
+    tb = _make_testbed()
     tb.write_further(tmp_path)
     further = yaml.safe_load((tmp_path / "further.yaml").read_text())
     spec = yaml.safe_load(SPEC.read_text())
@@ -81,8 +85,8 @@ def test_further_images_reproduce_the_selection_figures(tmp_path):
     proc = run_cli("verify", tmp_path / "further.yaml", "--format", "json", "--device", "cpu")
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)["localization"]
-    assert summary["pointing_px"] == 0 and round(summary["pointing_rate"] * 32) == 22
-    assert "22/32" in (ROOT / "README.md").read_text()
+    assert summary["pointing_px"] == 0 and round(summary["pointing_rate"] * 32) == 28
+    assert "28/32 = 0.88" in (ROOT / "README.md").read_text()
 
 
 def test_constant_map_never_points_and_chance_is_the_grown_box_share():
@@ -110,9 +114,9 @@ def test_sweep_and_verify_score_the_documented_recipe_alike(tmp_path):
         "tolerance"]["pointing_px"]}
     report = verify(SPEC, device="cpu")
     hits = [r.localization["pointing"] for r in report.results]
-    space = {"location": ["F1"], "target": [{"kind": "logit", "class": "predicted"}], "tokens": [{"drop": ["cls"]}]}
-    result = sw.sweep(OPEN, space, device="cpu")
-    assert [v.label for v in result.variants] == ["F1 logit drop-cls"]
+    tb = _make_testbed()
+    result = sw.sweep(OPEN, tb.DOCUMENTED, device="cpu")
+    assert [v.label for v in result.variants] == [tb.DOCUMENTED_LABEL]
     assert result.localization[0]["pointing_rate"] == sum(hits) / len(hits)
     chance = np.mean([r.localization["pointing_chance"] for r in report.results])
     assert result.localization[0]["pointing_chance"] == pytest.approx(chance) and 0 < chance < 1

@@ -1,10 +1,14 @@
 """A ground-truth testbed for Grad-CAM on a ViT: procedural images with known object boxes and a
 small timm ViT trained on them, deterministic under a seed, in a few minutes on 2 CPU cores.
 
-Each 64 x 64 image shows one coloured shape (the class: disc, square, triangle or cross) on a
-noisy background, among grey distractor shapes of every kind. Only the coloured shape decides the
-class, so a faithful map should point at its box. The model is a ViT with a [CLS] token, patch 8
-(an 8 x 8 grid), 4 blocks.
+Each 64 x 64 image shows one coloured shape on a noisy background, among grey distractor shapes
+of every kind. The shape's colour is the class (red, green, blue or yellow; its form is drawn at
+random), so only the coloured object decides the class and a faithful map should point at its box.
+The colour fills the object's interior: the patches wholly inside it carry the most evidence, so a
+faithful map's maximum lies inside the box. (An earlier testbed made the form the class: its
+evidence sat on the outline, the maximum on the object's edge, and no recipe pointed inside the
+box without a tolerance more than 0.79 of the time.) The model is a ViT with a [CLS] token that
+averages the patch tokens for its head (timm `global_pool='avg'`), patch 8 (an 8 x 8 grid), 4 blocks.
 
     python examples/testbed/make_testbed.py            # train, then write everything below
     python examples/testbed/make_testbed.py --check    # only report the test accuracy
@@ -27,22 +31,31 @@ from PIL import Image, ImageDraw
 
 HERE = Path(__file__).resolve().parent
 SIZE, PATCH = 64, 8
-CLASSES = ("disc", "square", "triangle", "cross")
+SHAPES = ("disc", "square", "triangle", "cross")
+COLOURS = {"red": (230, 60, 60), "green": (60, 230, 60), "blue": (60, 60, 230), "yellow": (230, 230, 60)}
+CLASSES = tuple(COLOURS)
 SEED = 7
 MODEL_KWARGS = dict(img_size=SIZE, patch_size=PATCH, embed_dim=192, depth=4, num_heads=3,
-                    num_classes=len(CLASSES), mlp_ratio=2.0, global_pool="token")
+                    num_classes=len(CLASSES), mlp_ratio=2.0, global_pool="avg")
 MEAN = STD = (0.5, 0.5, 0.5)
 POINTING_PX = 0     # the pointing game's tolerance in testbed.yaml and testbed-open.yaml alike: none
 PATCH_PX = PATCH    # the tolerance the README also reports (one patch)
 TEST_IMAGES = 24    # enough that a pointing rate means something beside its chance level
-# The documented recipe: LayerCAM on the last block's norm1, [CLS] dropped, the logit; the best
-# complete recipe a sweep over blocks, locations, tokens and weightings found on 32 further images
-# (seed 2025; the mean-gradient Grad-CAM of pytorch-grad-cam-vit hit 18/32 there, LayerCAM 22/32).
-METHOD, PRESET = "layercam", "pytorch-grad-cam-vit-layercam"
-RECIPE = ("layer: {block: -1}", "location: F1", "target: {kind: logit, class: predicted}", "tokens: {drop: [cls]}",
-          "reshape: {grid: [8, 8], order: row_major}", "weighting: elementwise", "heads: n/a",
-          "relu: [on_gradients, after_combination]",
-          "postprocess: {normalize: minmax, eps: 1.0e-7, upsample: bilinear, size: input, order: pytorch-grad-cam}")
+# The documented recipe: Grad-CAM (mean-gradient weights, ReLU after the sum) at the last block's
+# output (F6), [CLS] dropped, the softmax probability. A sweep over 4 blocks x F1..F6 x logit or
+# softmax x [CLS] dropped or its gradient x Grad-CAM or LayerCAM on the 32 further images (seed
+# 2025, not the test images): 10 of the 152 recipes point inside the box on 28/32, the best;
+# of those, the plainest (pytorch-grad-cam's weights at the last block's output). pytorch-grad-cam's ViT tutorial
+# recipe (the last block's norm1, the logit) points inside the box on 19/32 there.
+METHOD = "gradcam"
+DOCUMENTED = {"location": ["F6"], "target": [{"kind": "softmax", "class": "predicted"}], "tokens": [{"drop": ["cls"]}]}
+DOCUMENTED_LABEL = "F6 softmax drop-cls"      # its row in camlint sweep's table
+TUTORIAL = {"location": ["F1"], "target": [{"kind": "logit", "class": "predicted"}], "tokens": [{"drop": ["cls"]}]}
+RECIPE = ("layer: {block: -1}", "location: F6", "target: {kind: softmax, class: predicted}", "tokens: {drop: [cls], gradients_from: patch_tokens}",
+          "reshape: {grid: [8, 8], order: row_major}", "weighting: gap_gradients", "heads: n/a",
+          "relu: after_combination",
+          "postprocess: {normalize: minmax, eps: 1.0e-7, upsample: bilinear, size: input, align_corners: false, "
+          "order: pytorch-grad-cam}")
 
 
 def draw_shape(draw: ImageDraw.ImageDraw, kind: str, box, fill) -> None:
@@ -73,11 +86,8 @@ def sample(rng: np.random.Generator, label: int | None = None):
         dx, dy = (int(v) for v in rng.integers(0, SIZE - s, size=2))
         if dx + s < x0 - 1 or dx > box[2] + 1 or dy + s < y0 - 1 or dy > box[3] + 1:
             g = int(rng.integers(60, 200))
-            draw_shape(draw, CLASSES[int(rng.integers(len(CLASSES)))], (dx, dy, dx + s, dy + s), (g, g, g))
-    hue = rng.integers(0, 3)
-    colour = [60, 60, 60]
-    colour[hue] = 230
-    draw_shape(draw, CLASSES[label], box, tuple(colour))
+            draw_shape(draw, SHAPES[int(rng.integers(len(SHAPES)))], (dx, dy, dx + s, dy + s), (g, g, g))
+    draw_shape(draw, SHAPES[int(rng.integers(len(SHAPES)))], box, COLOURS[CLASSES[label]])
     return np.asarray(img), label, box
 
 
@@ -98,7 +108,7 @@ def build_model():
     return timm.create_model("vit_tiny_patch16_224", pretrained=False, **MODEL_KWARGS)
 
 
-def train(steps: int = 2500, batch_size: int = 64) -> torch.nn.Module:
+def train(steps: int = 1000, batch_size: int = 64) -> torch.nn.Module:
     torch.set_num_threads(2)
     torch.use_deterministic_algorithms(True)
     model = build_model().train()
@@ -156,7 +166,7 @@ def write_outputs(model) -> None:
              f"  weights: {{file: weights/vit_testbed.safetensors, sha256: {digest}}}",
              "  input_size: [3, 64, 64]",
              "  preprocessing: {resize: 64, crop: 64, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], interpolation: bilinear}",
-             f"method: {{name: {METHOD}, preset: {PRESET}}}",
+             f"method: {METHOD}",
              *RECIPE,
              "implementation: {library: camlint, version: \"0.1.0\"}",
              "runtime: {device: cpu, dtype: float32, seed: 0}",
@@ -229,23 +239,12 @@ def write_open_spec() -> Path:
     return path
 
 
-DOCUMENTED = {"location": ["F1"], "target": [{"kind": "logit", "class": "predicted"}], "tokens": [{"drop": ["cls"]}]}
-
-
-def gradcam_contrast():
-    """pytorch-grad-cam's own recipe (mean-gradient weights, ReLU after the sum) at the documented
-    location, on the same inputs: the recipe the documented one was chosen over."""
+def tutorial_recipe():
+    """pytorch-grad-cam's ViT tutorial recipe (the last block's norm1, the logit, [CLS] dropped) with
+    the same weights, on the same inputs: what a reader who assumes the common default gets."""
     from camlint.verify import sweep as sw
 
-    text = (HERE / "testbed-open.yaml").read_text().replace(f"method: {METHOD}", "method: gradcam")
-    text = text.replace("weighting: elementwise", "weighting: gap_gradients").replace(
-        "relu: [on_gradients, after_combination]", "relu: after_combination")
-    spec = HERE / "_gradcam-contrast.yaml"
-    spec.write_text(text)
-    try:
-        return sw.sweep(spec, DOCUMENTED, device="cpu")
-    finally:
-        spec.unlink()
+    return sw.sweep(HERE / "testbed-open.yaml", TUTORIAL, device="cpu")
 
 
 def write_figures() -> None:
@@ -256,11 +255,11 @@ def write_figures() -> None:
     from camlint.verify.images import overlay
 
     result = sw.sweep(write_open_spec(), device="cpu")
-    documented = [v.label for v in result.variants].index("F1 logit drop-cls")
-    contrast = gradcam_contrast()
+    documented = [v.label for v in result.variants].index(DOCUMENTED_LABEL)
+    contrast = tutorial_recipe()
     ours, theirs = result.localization[documented], contrast.localization[0]
     print(f"pointing at {POINTING_PX} px over {len(result.inputs)} inputs: documented {ours['pointing_rate']:.3f}, "
-          f"mean-gradient Grad-CAM {theirs['pointing_rate']:.3f}, chance {ours['pointing_chance']:.3f}")
+          f"tutorial recipe {theirs['pointing_rate']:.3f}, chance {ours['pointing_chance']:.3f}")
 
     import yaml
 
@@ -273,14 +272,14 @@ def write_figures() -> None:
         return localization(r.maps[n][i], boxes[n])["energy_in_box"]
 
     # the figures show the input where the documented recipe gains most energy in the box over
-    # the mean-gradient recipe (the verdicts are over all inputs)
+    # the tutorial recipe (the verdicts are over all inputs)
     name = max(result.inputs, key=lambda n: energy(result, documented, n) - energy(contrast, 0, n))
     sweep_report.grid_figure(result, name).save(HERE / "sweep-grid.png")
     picture = result.pictures[name]
     n = len(result.inputs)
     tiles = [("input", picture),
-             (f"documented (LayerCAM): {round(ours['pointing_rate'] * n)}/{n}", overlay(picture, result.maps[name][documented])),
-             (f"mean-gradient Grad-CAM: {round(theirs['pointing_rate'] * n)}/{n}", overlay(picture, contrast.maps[name][0]))]
+             (f"documented (F6, softmax): {round(ours['pointing_rate'] * n)}/{n}", overlay(picture, result.maps[name][documented])),
+             (f"tutorial (F1, logit): {round(theirs['pointing_rate'] * n)}/{n}", overlay(picture, contrast.maps[name][0]))]
     fig = Image.new("RGB", (3 * 200, 226), "white")
     draw = ImageDraw.Draw(fig)
     for k, (title, arr) in enumerate(tiles):
@@ -292,7 +291,7 @@ def write_figures() -> None:
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--steps", type=int, default=2500)
+    ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--check", action="store_true", help="train and report accuracy only")
     ap.add_argument("--reuse-weights", action="store_true",
                     help="skip training: rewrite everything else from the committed weights")
