@@ -194,3 +194,52 @@ Grad-CAM maps are computed at the last block of the encoder.
 """
     assert "CAM211" in _codes(tmp_path, body + _camspec("blocks.8"))
     assert "CAM211" not in _codes(tmp_path / "good", body + _camspec("model.blocks.11 (the last one)"))
+
+
+# --- a prefix token kept, then the whole sequence reshaped to the patch grid (CAM201) ---------
+# The two statements stand in neighbouring sentences the items may not both read ("the class
+# token we leave it with the others", "reorganised in a matrix of ..."): the rule reads both.
+
+DEIT_S = r"""\section{Explanations}
+The network is a DeiT-S (\texttt{deit\_small\_patch16\_224}) trained on $224\times224$ leaf photographs.
+Grad-CAM is computed on the token activations of the last encoder block.
+"""
+
+
+def test_a_kept_class_token_then_the_tokens_put_in_a_matrix_is_flagged(tmp_path):
+    codes = _codes(tmp_path, DEIT_S + "The class token we retain it next to the patch tokens, since it "
+                   "summarises the whole leaf.\nSubsequently the tokens were reorganised in a matrix of "
+                   "$14\\times14$ following the patch order.\n")
+    assert "CAM201" in codes
+
+
+def test_kept_prefix_tokens_and_the_resulting_sequence_in_one_sentence_are_flagged(tmp_path):
+    codes = _codes(tmp_path, DEIT_S + "We preserved the class and distillation tokens along with the "
+                   "patch tokens, and the resulting sequence was then folded into a $14\\times14$ map.\n")
+    assert "CAM201" in codes
+
+
+def test_all_counted_tokens_after_a_kept_class_token_are_flagged(tmp_path):
+    codes = _codes(tmp_path, DEIT_S + "I keep the CLS token in, as it carries the global context.\n"
+                   "Afterwards all 197 tokens are rearranged into a $14 \\times 14$ grid.\n")
+    assert "CAM201" in codes
+
+
+def test_the_patch_tokens_reshaped_after_a_kept_class_token_fit(tmp_path):
+    # the [CLS] token kept for the classifier; only the patch tokens fill the grid
+    codes = _codes(tmp_path, DEIT_S + "The class token is kept for the classification head.\n"
+                   "The patch tokens are rearranged into a $14\\times14$ grid.\n")
+    assert "CAM201" not in codes
+
+
+def test_a_class_token_dropped_between_keeping_and_reshaping_fits(tmp_path):
+    codes = _codes(tmp_path, DEIT_S + "The class token is retained through the backward pass.\n"
+                   "Before the reshape the class and distillation tokens are removed, and the tokens "
+                   "are then rearranged into a $14\\times14$ grid.\n")
+    assert "CAM201" not in codes
+
+
+def test_a_class_token_not_kept_then_the_tokens_reshaped_fit(tmp_path):
+    codes = _codes(tmp_path, DEIT_S + "We do not keep the class token or the distillation token.\n"
+                   "The tokens are rearranged into a $14\\times14$ grid.\n")
+    assert "CAM201" not in codes

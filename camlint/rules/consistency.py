@@ -9,6 +9,7 @@ from camlint.rules import completeness
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 from camlint.rules.counting import count_pinned
+from camlint.rules.keptgrid import kept_then_reshaped
 from camlint.rules.prefix import kept_prefix
 from camlint.rules.specwords import compact
 
@@ -19,6 +20,7 @@ def check_prefix_tokens_in_grid(a):
     g = F.grid(a.values.get("reshape"))
     kept = kept_prefix(a)
     if not (a.uses_cam and g and kept):
+        yield from _kept_then_reshaped(a)
         return
     cells = g[0] * g[1]
     names = ", ".join(_PREFIX_NAMES[k] for k in kept)
@@ -28,12 +30,29 @@ def check_prefix_tokens_in_grid(a):
               f"{g[0]} x {g[1]} = {cells} cells", file, line, col)
 
 
+def _kept_then_reshaped(a):
+    """The two statements read from the sentences, where the items do not hold both."""
+    info = a.arch
+    if not a.uses_cam or a.prose is None or (info is not None and not info.has_cls):
+        return                                       # no [CLS] to keep: CAM204 says so
+    found = kept_then_reshaped(a)
+    if found:
+        k, s, (r, c), kept = found
+        names = " and ".join(_PREFIX_NAMES[n] for n in kept)
+        k_line, _ = k.line_col(0)
+        line, col = s.line_col(0)
+        yield Hit(f"the {names} token{'s are' if len(kept) > 1 else ' is'} kept (line {k_line}), yet the "
+                  f"whole sequence is reshaped to a {r} x {c} grid: {r * c + len(kept)} tokens do not fill "
+                  f"{r} x {c} = {r * c} cells", s.unit.file.display, line, col)
+
+
 PREFIX_TOKENS_IN_GRID = Rule(
     code="CAM201", name="prefix-tokens-in-grid", item="tokens", severity="error",
     summary="Non-patch tokens are kept, yet the sequence is reshaped to a patch grid.",
     rationale="A ViT-B/16 at 224 px has 196 patch tokens plus [CLS] (DeiT-distilled: plus a "
               "distillation token; register models: plus registers). 197 tokens cannot be "
-              "reshaped to 14 x 14, so the paper must have done something it does not say.",
+              "reshaped to 14 x 14, so the paper must have done something it does not say. The keep and the "
+              "reshape are read where they stand, also in neighbouring sentences of one paragraph.",
     bad="We do not discard the class token; the 197 token activations are reshaped to $14\\times14$ maps.",
     good="The class token is discarded and the 196 patch tokens are reshaped to $14\\times14$ maps.",
     hint="Say which tokens are dropped before the reshape ([CLS], distillation, registers), or how "
