@@ -243,3 +243,44 @@ def test_a_class_token_not_kept_then_the_tokens_reshaped_fit(tmp_path):
     codes = _codes(tmp_path, DEIT_S + "We do not keep the class token or the distillation token.\n"
                    "The tokens are rearranged into a $14\\times14$ grid.\n")
     assert "CAM201" not in codes
+
+
+# --- a block that is not the setting of the shown maps (CAM211) -------------------------------
+# the other side of a comparison, the block that receives the tapped features, a block named
+# again after it was avoided; and the outcome an alternative block gave
+
+VIT_B = r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on wafer images; Grad-CAM explains
+its predictions.
+"""
+
+
+def test_another_method_s_block_across_against_is_not_a_statement(tmp_path):
+    codes = _codes(tmp_path, VIT_B + "Grad-CAM maps are computed at block 9 (\\texttt{blocks[9]}).\n"
+                   "The maps reach a pointing score of 0.71, against 0.52 for the mean head attention of "
+                   "the last layer.\n" + _camspec("blocks[9]"))
+    assert "CAM211" not in codes
+
+
+def test_the_block_that_receives_the_features_is_not_the_tapped_block(tmp_path):
+    codes = _codes(tmp_path, VIT_B + "The hook sits on \\texttt{blocks[10]}, the penultimate block.\n"
+                   "Thus the map explains the activations exactly as they are fed into the final block.\n")
+    assert "CAM211" not in codes
+
+
+def test_a_block_named_again_after_it_was_avoided_is_still_avoided(tmp_path):
+    codes = _codes(tmp_path, VIT_B + "The hook sits on \\texttt{blocks[10]}, the penultimate block.\n"
+                   "We refrain from hooking the last block because in our runs the last block pools its "
+                   "gradients into the class token.\n")
+    assert "CAM211" not in codes
+
+
+def test_what_an_alternative_block_gave_does_not_hide_the_setting(tmp_path):
+    # one sentence gives the block of the figures and the outcome of the rejected block: the
+    # setting is still compared with the camspec
+    bad = _codes(tmp_path, VIT_B + "For every figure the Grad-CAM maps were taken on \\texttt{blocks[-2]}; "
+                 "blocks[-1] gave flat maps on small wafers.\n" + _camspec("blocks[-1]"))
+    assert "CAM211" in bad
+    good = _codes(tmp_path / "good", VIT_B + "For every figure the Grad-CAM maps were taken on "
+                  "\\texttt{blocks[-2]}; blocks[-1] gave flat maps on small wafers.\n" + _camspec("blocks[-2]"))
+    assert "CAM211" not in good

@@ -15,7 +15,17 @@ from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 
 # Where the rest of a sentence gives a reason or a contrast, not the setting itself.
-_ASIDE = re.compile(r"\b(?:because|since|as opposed|whereas|while|unlike|rather than|instead of|than)\b")
+_ASIDE = re.compile(r"\b(?:because|since|as opposed|whereas|while|unlike|rather than|instead of|than"
+                    # "IoU 0.47, against 0.31 for the raw attention of the last layer": the other side
+                    # of a comparison gives another method's block
+                    r"|against|versus|vs)\b")
+# "the hidden state as it is passed on to the last block", "fed into block 11": the block that
+# receives the tapped features, not the one tapped (gradients flowing back into it are its own)
+_DESTINATION = re.compile(r"\b(?:pass(?:ed|es|ing)?|fed|feed(?:s|ing)?|sent|handed|forwarded)\s+(?:on\s+)?(?:in)?to"
+                          r"\s+(?:the\s+)?$|\binput\s+(?:to|of)\s+(?:the\s+)?$")
+# "last block gave near-uniform maps", "blocks[-1] yields noisier maps": what a block gave, the
+# outcome that motivated the choice, not the setting of the maps
+_OUTCOME = re.compile(r"^\S*\s+(?:gave|gives|give|yield\w*|produc\w*|resulted in|results in|led to|leads to)\b")
 # Sentences about other maps than the ones shown: ablations, sweeps, comparisons, alternatives
 # (not the shown maps compared across groups or images: "normalised for comparison across sites").
 _OTHER_MAPS = re.compile(
@@ -38,21 +48,34 @@ _AVOIDED = re.compile(r"\b(?:avoid\w*|skip\w*|ignor\w*|not)\b")
 _BLOCK_WORD = re.compile(r"block|layer|encoder|depth|last|final|penultimate")
 
 
-def _set_aside(low: str, start: int) -> bool:
-    """The mention stands in a reason or a contrast ("because the last block ...") or is avoided
-    ("we avoid the last block"); a semicolon starts a new statement."""
+def _set_aside(low: str, start: int, end: int) -> bool:
+    """The mention stands in a reason or a contrast ("because the last block ..."), is avoided
+    ("we avoid the last block"), receives the features or is what an alternative gave; a
+    semicolon starts a new statement."""
     from camlint.extract.scope import clause_before
     from camlint.extract.vocab import vocabulary
 
     statement = low[low.rfind(";", 0, start) + 1:start]
-    return bool(_ASIDE.search(statement) or vocabulary().negation.search(clause_before(low, start, 50))
-                or _AVOIDED.search(clause_before(low, start, 50)))
+    before = clause_before(low, start, 50)
+    return bool(_ASIDE.search(statement) or vocabulary().negation.search(before) or _AVOIDED.search(before)
+                or _DESTINATION.search(low[max(0, start - 30):start]) or _OUTCOME.match(low[end:end + 40]))
+
+
+def _occurrences(low: str, m) -> list[int]:
+    """Where the mention's words stand in its sentence: the mention and its repeats ("not using
+    the last block ... the last block learns"), one referent."""
+    words, out, i = m.text.lower(), [m.start], low.find(m.text.lower())
+    while i >= 0 and len(out) < 8 and words:
+        out.append(i)
+        i = low.find(words, i + len(words))
+    return out
 
 
 def _sentence_layers(a, depth: int):
     """(sentence, candidate indices, first mention) per statement sentence."""
     scope = a.prose.scope
     by_sentence: dict[int, list] = {}
+    aside: dict[int, set] = {}
     for m in a.prose.mentions.get("layer", []):
         s = m.sentence
         if m.slot != "where" or m.vague or s.unit.kind not in ("text", "item", "footnote", "row", "code"):
@@ -63,11 +86,14 @@ def _sentence_layers(a, depth: int):
             continue
         if not _BLOCK_WORD.search(s.low[max(0, m.start - 40):m.end]):
             continue                                 # "drops index 0": a token, not a block
-        if _set_aside(s.low, m.start):
+        if any(_set_aside(s.low, i, i + len(m.text)) for i in _occurrences(s.low, m)):
+            aside.setdefault(id(s), set()).add(readings(a, m, depth))
             continue
         by_sentence.setdefault(id(s), []).append(m)
-    for ms in by_sentence.values():
-        sets = [c for c in (readings(a, m, depth) for m in ms) if c is not None]
+    for key, ms in by_sentence.items():
+        # "the reason for not using the last block is that the last block ...": a later mention
+        # of the block set aside names the same block
+        sets = [c for c in (readings(a, m, depth) for m in ms) if c is not None and c not in aside.get(key, ())]
         if sets:
             both = frozenset.intersection(*sets)
             if both:                                 # a sentence at odds with itself states nothing
