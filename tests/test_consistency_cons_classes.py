@@ -284,3 +284,38 @@ def test_what_an_alternative_block_gave_does_not_hide_the_setting(tmp_path):
     good = _codes(tmp_path / "good", VIT_B + "For every figure the Grad-CAM maps were taken on "
                   "\\texttt{blocks[-2]}; blocks[-1] gave flat maps on small wafers.\n" + _camspec("blocks[-2]"))
     assert "CAM211" not in good
+
+
+# --- heads averaged by another explanation method are not the paper's own (CAM206) ------------
+
+def test_heads_averaged_by_a_compared_rollout_are_not_a_head_rule_of_the_maps(tmp_path):
+    body = VIT_B + ("Grad-CAM is read at the norm1 output of the last block (\\texttt{blocks[11].norm1}).\n"
+                    "The rollout we benchmark uses identity residuals and heads averaged, as its authors do.\n")
+    assert "CAM206" not in _codes(tmp_path, body)
+
+
+def test_heads_averaged_for_the_grad_cam_maps_at_norm1_are_still_flagged(tmp_path):
+    body = VIT_B + ("Grad-CAM is read at the norm1 output of the last block (\\texttt{blocks[11].norm1}).\n"
+                    "For the Grad-CAM maps the heads are averaged.\n")
+    assert "CAM206" in _codes(tmp_path, body)
+
+
+# --- a grid held against an architecture that the weights id contradicts (CAM202) -------------
+
+def _model_read(arch: str, weights: str, grid: int, size: int):
+    from types import SimpleNamespace
+
+    from camlint.core.architectures import architecture_of
+
+    values = {"model": {"arch": arch, "weights": weights}, "reshape": {"grid": [grid, grid]}}
+    return SimpleNamespace(values=values, arch=architecture_of({"model": arch}, size), uses_cam=True,
+                           where=lambda key: ("main.tex", 1, 1))
+
+
+def test_a_grid_is_not_held_against_a_name_the_weights_contradict():
+    # the name read from a comparison table (ViT-B/16) while the weights are a SwinV2's: which
+    # model the maps come from is unsure
+    from camlint.rules.consistency import check_grid_matches_input
+
+    assert not list(check_grid_matches_input(_model_read("ViT-B/16", "swinv2_tiny_window8_256.ms_in1k", 8, 256)))
+    assert list(check_grid_matches_input(_model_read("ViT-B/16", "vit_base_patch16_224.augreg_in21k", 8, 256)))

@@ -230,7 +230,7 @@ def _keeps_prefix(a, s) -> bool:
 
 def _architecture_cells(a) -> set[int]:
     info = a.arch
-    if info is None or info.family == "swin" or not info.size_known or not info.patch:
+    if info is None or info.family == "swin" or not info.size_known or not info.patch or F.weights_disagree(a):
         return set()
     sizes = {info.img_size} | ({a.prose.input_size} if a.prose.input_size else set())
     return {(s // info.patch) ** 2 for s in sizes}

@@ -9,7 +9,7 @@ from camlint.rules import completeness
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 from camlint.rules.counting import count_pinned
-from camlint.rules.keptgrid import kept_then_reshaped
+from camlint.rules.keptgrid import kept_then_reshaped_hits
 from camlint.rules.prefix import kept_prefix
 from camlint.rules.specwords import compact
 
@@ -20,7 +20,7 @@ def check_prefix_tokens_in_grid(a):
     g = F.grid(a.values.get("reshape"))
     kept = kept_prefix(a)
     if not (a.uses_cam and g and kept):
-        yield from _kept_then_reshaped(a)
+        yield from kept_then_reshaped_hits(a, _PREFIX_NAMES)
         return
     cells = g[0] * g[1]
     names = ", ".join(_PREFIX_NAMES[k] for k in kept)
@@ -28,22 +28,6 @@ def check_prefix_tokens_in_grid(a):
     yield Hit(f"the {names} token{'s are' if sum(kept.values()) > 1 else ' is'} kept, yet the tokens are "
               f"reshaped to a {g[0]} x {g[1]} grid: {cells + sum(kept.values())} tokens do not fill "
               f"{g[0]} x {g[1]} = {cells} cells", file, line, col)
-
-
-def _kept_then_reshaped(a):
-    """The two statements read from the sentences, where the items do not hold both."""
-    info = a.arch
-    if not a.uses_cam or a.prose is None or (info is not None and not info.has_cls):
-        return                                       # no [CLS] to keep: CAM204 says so
-    found = kept_then_reshaped(a)
-    if found:
-        k, s, (r, c), kept = found
-        names = " and ".join(_PREFIX_NAMES[n] for n in kept)
-        k_line, _ = k.line_col(0)
-        line, col = s.line_col(0)
-        yield Hit(f"the {names} token{'s are' if len(kept) > 1 else ' is'} kept (line {k_line}), yet the "
-                  f"whole sequence is reshaped to a {r} x {c} grid: {r * c + len(kept)} tokens do not fill "
-                  f"{r} x {c} = {r * c} cells", s.unit.file.display, line, col)
 
 
 PREFIX_TOKENS_IN_GRID = Rule(
@@ -63,7 +47,7 @@ PREFIX_TOKENS_IN_GRID = Rule(
 
 def _expected_grid(a) -> int | None:
     info = a.arch
-    if info is None or not info.size_known or not info.patch:
+    if info is None or not info.size_known or not info.patch or F.weights_disagree(a):
         return None
     if info.family == "swin":
         layer = a.values.get("layer")
@@ -198,7 +182,17 @@ def _heads_stated(a) -> bool:
         return True
     return a.prose is not None and any(
         not m.vague and m.sentence.section.role in _OWN_ROLES and a.prose.scope.attribution.own(m.sentence)
-        and not _VERSUS.search(m.sentence.low) for m in a.prose.mentions.get("heads", []))
+        and not _VERSUS.search(m.sentence.low) and not _other_method(m.sentence.low)
+        for m in a.prose.mentions.get("heads", []))
+
+
+def _other_method(low: str) -> bool:
+    """"Rollout ... with heads averaged": the heads of another explanation method, in a sentence
+    that names no CAM method."""
+    from camlint.extract.vocab import vocabulary
+
+    v = vocabulary()
+    return bool(v.phrases["other_explanation"].search(low)) and not v.cam_triggers.search(low)
 
 
 def check_heads_for_non_attention(a):

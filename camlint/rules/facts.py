@@ -22,3 +22,17 @@ def blocks_compared(a) -> bool:
     """CAM211 weighs each statement of the block in the text (and the camspec's) one by one where
     the depth is known; CAM210 then leaves the block to it."""
     return a.prose is not None and a.arch is not None and bool(a.arch.depth) and a.arch.family != "swin"
+
+
+def weights_disagree(a) -> bool:
+    """The model's weights id names another family than the architecture read from its name
+    ("ViT-B/16" from a results table, weights swinv2_tiny_window8_256): which model the maps come
+    from is unsure, so no count or grid is held against it."""
+    from camlint.core.architectures import architecture_of
+
+    model = a.values.get("model")
+    weights = model.get("weights") if isinstance(model, dict) else None
+    if a.arch is None or not isinstance(weights, str):
+        return False
+    alt = architecture_of({"model": weights.split("/")[-1].split(".")[0]}, None)
+    return alt is not None and alt.family != a.arch.family

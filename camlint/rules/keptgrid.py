@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from camlint.rules.base import Hit
+
 _PREFIX = r"(?:\[?cls\]?|class|classification|distillation|dist)"
 # "kept the class token", "the class and distillation tokens were retained", "the class token
 # we keep it"; not "kept aside / apart / out / separately / for the classifier"
@@ -83,3 +85,19 @@ def _reshaped_after(sentences):
         if m and int(m.group(m.lastindex - 1)) == int(m.group(m.lastindex)):
             return g, (int(m.group(m.lastindex - 1)), int(m.group(m.lastindex)))
     return None
+
+
+def kept_then_reshaped_hits(a, prefix_names: dict[str, str]):
+    """The two statements read from the sentences, where the items do not hold both."""
+    info = a.arch
+    if not a.uses_cam or a.prose is None or (info is not None and not info.has_cls):
+        return                                       # no [CLS] to keep: CAM204 says so
+    found = kept_then_reshaped(a)
+    if found:
+        k, s, (r, c), kept = found
+        names = " and ".join(prefix_names[n] for n in kept)
+        k_line, _ = k.line_col(0)
+        line, col = s.line_col(0)
+        yield Hit(f"the {names} token{'s are' if len(kept) > 1 else ' is'} kept (line {k_line}), yet the "
+                  f"whole sequence is reshaped to a {r} x {c} grid: {r * c + len(kept)} tokens do not fill "
+                  f"{r} x {c} = {r * c} cells", s.unit.file.display, line, col)
