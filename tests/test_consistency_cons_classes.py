@@ -319,3 +319,13 @@ def test_a_grid_is_not_held_against_a_name_the_weights_contradict():
 
     assert not list(check_grid_matches_input(_model_read("ViT-B/16", "swinv2_tiny_window8_256.ms_in1k", 8, 256)))
     assert list(check_grid_matches_input(_model_read("ViT-B/16", "vit_base_patch16_224.augreg_in21k", 8, 256)))
+
+
+# --- an attention location whose heads are said to be combined "after" something, not how (CAM205)
+
+def test_heads_combined_at_an_unstated_rule_are_flagged(tmp_path):
+    # "rectified after the product" gives an order, no mean, max, sum or heads as channels
+    words = "The gradient-attention product is rectified after the product and the [CLS] row is read out."
+    assert "CAM205" in _codes(tmp_path, ATTN + words)
+    stated = words + " The heads are then averaged."
+    assert "CAM205" not in _codes(tmp_path / "stated", ATTN + stated)

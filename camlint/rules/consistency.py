@@ -146,11 +146,21 @@ CLS_IN_MODEL_WITHOUT_CLS = Rule(
 )
 
 
+def _heads_combination_unstated(a) -> bool:
+    """No word on heads, or only when they are combined ("after the product") with no rule for
+    how (mean, max, sum, heads as channels)."""
+    heads = a.values.get("heads")
+    return a.statuses.get("heads") == "missing" or (
+        a.statuses.get("heads") == "partial" and isinstance(heads, dict) and not heads.get("aggregate")
+        and not any(isinstance(src.data.get("heads"), (str, dict)) for src in a.specs))
+
+
 def check_attention_location_without_heads(a):
-    if a.uses_cam and F.point(a.values.get("location")) in F.ATTENTION and a.statuses.get("heads") == "missing":
+    if a.uses_cam and F.point(a.values.get("location")) in F.ATTENTION and _heads_combination_unstated(a):
         file, line, col = a.where("location")
-        yield Hit("the map is built from attention, which exists per head, but nothing says how the "
-                  "heads are combined", file, line, col)
+        said = "nothing says" if a.statuses.get("heads") == "missing" else "the text says when, not"
+        yield Hit(f"the map is built from attention, which exists per head, but {said} how the heads are "
+                  f"combined (mean, max, sum, heads as channels)", file, line, col)
 
 
 ATTENTION_LOCATION_WITHOUT_HEADS = Rule(
