@@ -329,3 +329,22 @@ def test_heads_combined_at_an_unstated_rule_are_flagged(tmp_path):
     assert "CAM205" in _codes(tmp_path, ATTN + words)
     stated = words + " The heads are then averaged."
     assert "CAM205" not in _codes(tmp_path / "stated", ATTN + stated)
+
+
+# --- a statement for every shown map outside the CAM sections; another paper's quoted words (CAM211)
+
+def test_a_results_statement_of_the_block_of_all_maps_is_compared_with_the_camspec(tmp_path):
+    # a results paragraph that names no CAM method lies outside the CAM scope
+    body = VIT_B + _camspec("blocks[-1]") + ("\\section{Results}\nThe last block spreads its mass over "
+                                             "the background. All maps and scores in this section were "
+                                             "therefore obtained at the penultimate block, \\texttt{blocks[-2]}.\n")
+    assert "CAM211" in _codes(tmp_path, body)
+    agree = body.replace("blocks[-1]", "blocks[-2]", 1)
+    assert "CAM211" not in _codes(tmp_path / "agree", agree)
+
+
+def test_another_paper_s_quoted_block_is_not_a_statement_of_this_one(tmp_path):
+    body = VIT_B + ("The authors of the benchmark write that they ``compute Grad-CAM maps at the final "
+                    "block of the encoder''. Our Grad-CAM maps are computed at block 9 "
+                    "(\\texttt{blocks[9]}).\n" + _camspec("blocks[9]"))
+    assert "CAM211" not in _codes(tmp_path, body)

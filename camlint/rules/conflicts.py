@@ -48,17 +48,50 @@ _AVOIDED = re.compile(r"\b(?:avoid\w*|skip\w*|ignor\w*|not)\b")
 _BLOCK_WORD = re.compile(r"block|layer|encoder|depth|last|final|penultimate")
 
 
+def _quoted(low: str, start: int) -> bool:
+    """The mention stands inside quotation marks: another paper's words ("they 'apply Grad-CAM
+    to the last layer'"), not the procedure of this one."""
+    before = low[:start]
+    return before.count('"') % 2 == 1 or before.count("\u201c") > before.count("\u201d") \
+        or before.count("``") > before.count("''")
+
+
 def _set_aside(low: str, start: int, end: int) -> bool:
     """The mention stands in a reason or a contrast ("because the last block ..."), is avoided
-    ("we avoid the last block"), receives the features or is what an alternative gave; a
-    semicolon starts a new statement."""
+    ("we avoid the last block"), is quoted, receives the features or is what an alternative
+    gave; a semicolon starts a new statement."""
     from camlint.extract.scope import clause_before
     from camlint.extract.vocab import vocabulary
 
     statement = low[low.rfind(";", 0, start) + 1:start]
     before = clause_before(low, start, 50)
     return bool(_ASIDE.search(statement) or vocabulary().negation.search(before) or _AVOIDED.search(before)
+                or _quoted(low, start)
                 or _DESTINATION.search(low[max(0, start - 30):start]) or _OUTCOME.match(low[end:end + 40]))
+
+
+# "All maps and numbers reported below are computed at the penultimate block", "for all figures
+# the projection was taken on blocks[-2]": a statement that governs every shown map, wherever it
+# stands (a results paragraph that names no CAM method is outside the CAM scope)
+_ALL_SHOWN = re.compile(r"\b(?:all|every)\s+(?:(?:of\s+)?the\s+)?(?:shown\s+|reported\s+)?(?:maps|figures|heat ?maps"
+                        r"|explanations|saliency maps)\b[^.;]{0,60}?\b(?:computed|taken|extracted|produced|obtained"
+                        r"|generated)\b")
+
+
+def _layer_mentions(a):
+    """The block mentions of the CAM scope, and those of own sentences elsewhere that state the
+    block of every shown map."""
+    from camlint.extract import mentions as Mn
+    from camlint.extract.scope import OWN_ROLES
+    from camlint.extract.vocab import vocabulary
+
+    found = list(a.prose.mentions.get("layer", []))
+    seen = {id(m.sentence) for m in found}
+    for s in a.prose.sentences:
+        if id(s) not in seen and s.section.role in OWN_ROLES \
+                and _ALL_SHOWN.search(s.low) and a.prose.scope.attribution.own(s):
+            found.extend(Mn.find(vocabulary(), "layer", s))
+    return found
 
 
 def _occurrences(low: str, m) -> list[int]:
@@ -76,7 +109,7 @@ def _sentence_layers(a, depth: int):
     scope = a.prose.scope
     by_sentence: dict[int, list] = {}
     aside: dict[int, set] = {}
-    for m in a.prose.mentions.get("layer", []):
+    for m in _layer_mentions(a):
         s = m.sentence
         if m.slot != "where" or m.vague or s.unit.kind not in ("text", "item", "footnote", "row", "code"):
             continue
