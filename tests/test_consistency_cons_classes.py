@@ -348,3 +348,16 @@ def test_another_paper_s_quoted_block_is_not_a_statement_of_this_one(tmp_path):
                     "block of the encoder''. Our Grad-CAM maps are computed at block 9 "
                     "(\\texttt{blocks[9]}).\n" + _camspec("blocks[9]"))
     assert "CAM211" not in _codes(tmp_path, body)
+
+
+# --- a hybrid or hierarchical model camlint has no geometry for still has no [CLS] (CAM204) ----
+
+def test_a_class_token_removed_from_a_mobilevit_is_flagged(tmp_path):
+    body = (r"""\section{Saliency}
+We deploy MobileViT-XS (\texttt{apple/mobilevit-x-small}) on a phone camera and explain it with Grad-CAM
+at its last transformer layer; the class token is dropped and the remaining tokens are folded back to
+a $6\times6$ map.
+""")
+    assert "CAM204" in _codes(tmp_path, body)
+    kept_quiet = body.replace("the class token is dropped and the remaining tokens are", "the tokens are")
+    assert "CAM204" not in _codes(tmp_path / "quiet", kept_quiet)

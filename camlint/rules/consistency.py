@@ -122,14 +122,14 @@ BLOCK_BEYOND_DEPTH = Rule(
 
 
 def check_cls_in_model_without_cls(a):
-    info = a.arch
-    if not (a.uses_cam and info and not info.has_cls):
+    name = F.no_cls_name(a)
+    if not (a.uses_cam and name):
         return
     drop = F.dropped(a.values.get("tokens"))
     said_kept = a.prose is not None and any(m.value == "kept" for m in a.prose.mentions.get("tokens", []))
     if (drop and "cls" in drop) or said_kept:
         file, line, col = a.where("tokens")
-        yield Hit(f"{info.name} has no [CLS] token, yet the text says what happens to one", file, line, col)
+        yield Hit(f"{name} has no [CLS] token, yet the text says what happens to one", file, line, col)
 
 
 CLS_IN_MODEL_WITHOUT_CLS = Rule(

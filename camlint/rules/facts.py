@@ -36,3 +36,17 @@ def weights_disagree(a) -> bool:
         return False
     alt = architecture_of({"model": weights.split("/")[-1].split(".")[0]}, None)
     return alt is not None and alt.family != a.arch.family
+
+
+def no_cls_name(a) -> str | None:
+    """The name of the model where it has no [CLS] token: from its geometry where camlint knows
+    the architecture, else from a hierarchical or hybrid family its name or weights id names
+    (MobileViT, PVT, MaxViT: spatial maps per stage, no class token)."""
+    from camlint.core.architectures import has_prefix_tokens
+
+    if a.arch is not None:
+        return None if a.arch.has_cls else a.arch.name
+    model = a.values.get("model")
+    names = [n for n in ((model.get("arch"), model.get("weights")) if isinstance(model, dict) else (model,))
+             if isinstance(n, str)]
+    return names[0] if names and has_prefix_tokens(None, names) is False else None

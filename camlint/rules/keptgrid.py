@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from camlint.rules import facts as F
 from camlint.rules.base import Hit
 
 _PREFIX = r"(?:\[?cls\]?|class|classification|distillation|dist)"
@@ -89,8 +90,7 @@ def _reshaped_after(sentences):
 
 def kept_then_reshaped_hits(a, prefix_names: dict[str, str]):
     """The two statements read from the sentences, where the items do not hold both."""
-    info = a.arch
-    if not a.uses_cam or a.prose is None or (info is not None and not info.has_cls):
+    if not a.uses_cam or a.prose is None or F.no_cls_name(a):
         return                                       # no [CLS] to keep: CAM204 says so
     found = kept_then_reshaped(a)
     if found:
