@@ -361,3 +361,16 @@ a $6\times6$ map.
     assert "CAM204" in _codes(tmp_path, body)
     kept_quiet = body.replace("the class token is dropped and the remaining tokens are", "the tokens are")
     assert "CAM204" not in _codes(tmp_path / "quiet", kept_quiet)
+
+
+# --- a model name without its patch size takes the patch from the weights id (CAM202) ---------
+
+def test_the_patch_of_the_weights_id_fixes_the_grid_of_a_name_without_one(tmp_path):
+    body = (r"""\section{Grad-CAM}
+Our classifier is ViT-Base, loaded from \texttt{google/vit-base-patch32-384} and fine-tuned on
+herbarium sheets resized to $384\times384$. Grad-CAM is taken at the last encoder layer; the class token
+is dropped and the patch tokens are reshaped to a $24\times24$ grid.
+""")
+    assert "CAM202" in _codes(tmp_path, body)
+    right = body.replace("24\\times24", "12\\times12")
+    assert "CAM202" not in _codes(tmp_path / "right", right)
