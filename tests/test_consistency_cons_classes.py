@@ -374,3 +374,21 @@ is dropped and the patch tokens are reshaped to a $24\times24$ grid.
     assert "CAM202" in _codes(tmp_path, body)
     right = body.replace("24\\times24", "12\\times12")
     assert "CAM202" not in _codes(tmp_path / "right", right)
+
+
+# --- a camspec with no rectification while the text clips negative values (CAM210) ------------
+
+def _relu_doc(sentence: str, relu: str) -> str:
+    return (VIT_B + "Grad-CAM maps are computed at the last block (\\texttt{blocks[11]}). " + sentence + "\n"
+            "\\begin{camspec}\nmethod: Grad-CAM\nlayer: blocks[11]\nrelu: " + relu + "\n\\end{camspec}\n")
+
+
+def test_clipping_without_a_placement_contradicts_a_camspec_without_relu(tmp_path):
+    words = "Values below zero are clamped to zero before display."
+    assert "CAM210" in _codes(tmp_path, _relu_doc(words, "none"))
+    assert "CAM210" not in _codes(tmp_path / "agree", _relu_doc(words, "after_combination"))
+
+
+def test_a_text_that_keeps_the_negative_values_agrees_with_no_relu(tmp_path):
+    words = "No clamping is applied, so negative values remain in the map."
+    assert "CAM210" not in _codes(tmp_path, _relu_doc(words, "none"))

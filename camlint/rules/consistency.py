@@ -11,6 +11,7 @@ from camlint.rules.base import Hit, Rule
 from camlint.rules.counting import count_pinned
 from camlint.rules.keptgrid import kept_then_reshaped_hits
 from camlint.rules.prefix import kept_prefix
+from camlint.rules.rectified import clipped_against_none
 from camlint.rules.specwords import compact
 
 _PREFIX_NAMES = {"cls": "[CLS]", "dist": "distillation", "registers": "register"}
@@ -352,6 +353,7 @@ def _comparable(item: Item, value, depth):
 def check_prose_contradicts_spec(a):
     if a.prose is None or not a.specs or not a.uses_cam:
         return
+    yield from clipped_against_none(a)
     depth = a.arch.depth if a.arch else None
     for src in a.specs:
         for item in items.items():
