@@ -148,20 +148,24 @@ CLS_IN_MODEL_WITHOUT_CLS = Rule(
 
 
 def _heads_combination_unstated(a) -> bool:
-    """No word on heads, or only when they are combined ("after the product") with no rule for
-    how (mean, max, sum, heads as channels)."""
+    """No word on heads: none at all, or only an order read from sentences that never name the
+    heads ("clamped at zero after the product"); "the head maps are combined" is CAM109's."""
     heads = a.values.get("heads")
-    return a.statuses.get("heads") == "missing" or (
-        a.statuses.get("heads") == "partial" and isinstance(heads, dict) and not heads.get("aggregate")
-        and not any(isinstance(src.data.get("heads"), (str, dict)) for src in a.specs))
+    if a.statuses.get("heads") == "missing":
+        return True
+    return a.statuses.get("heads") == "partial" and isinstance(heads, dict) and not heads.get("aggregate") \
+        and not any(src.data.get("heads") is not None for src in a.specs) and a.prose is not None \
+        and not any(_HEAD_WORD.search(m.sentence.low) for m in a.prose.mentions.get("heads", []))
+
+
+_HEAD_WORD = re.compile(r"\bheads?\b|\bhead-?wise\b|\bper-?head\b")
 
 
 def check_attention_location_without_heads(a):
     if a.uses_cam and F.point(a.values.get("location")) in F.ATTENTION and _heads_combination_unstated(a):
         file, line, col = a.where("location")
-        said = "nothing says" if a.statuses.get("heads") == "missing" else "the text says when, not"
-        yield Hit(f"the map is built from attention, which exists per head, but {said} how the heads are "
-                  f"combined (mean, max, sum, heads as channels)", file, line, col)
+        yield Hit("the map is built from attention, which exists per head, but nothing says how the heads "
+                  "are combined (mean, max, sum, heads as channels)", file, line, col)
 
 
 ATTENTION_LOCATION_WITHOUT_HEADS = Rule(
