@@ -51,7 +51,7 @@ _BLOCK_WORD = re.compile(r"block|layer|encoder|depth|last|final|penultimate")
 def _quoted(low: str, start: int) -> bool:
     """The mention stands inside quotation marks: another paper's words ("they 'apply Grad-CAM
     to the last layer'"), not the procedure of this one."""
-    before = low[:start]
+    before = low[max(0, start - 400):start]         # a quotation within the clause's reach, linear
     return before.count('"') % 2 == 1 or before.count("\u201c") > before.count("\u201d") \
         or before.count("``") > before.count("''")
 
