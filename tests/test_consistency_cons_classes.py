@@ -194,3 +194,201 @@ Grad-CAM maps are computed at the last block of the encoder.
 """
     assert "CAM211" in _codes(tmp_path, body + _camspec("blocks.8"))
     assert "CAM211" not in _codes(tmp_path / "good", body + _camspec("model.blocks.11 (the last one)"))
+
+
+# --- a prefix token kept, then the whole sequence reshaped to the patch grid (CAM201) ---------
+# The two statements stand in neighbouring sentences the items may not both read ("the class
+# token we leave it with the others", "reorganised in a matrix of ..."): the rule reads both.
+
+DEIT_S = r"""\section{Explanations}
+The network is a DeiT-S (\texttt{deit\_small\_patch16\_224}) trained on $224\times224$ leaf photographs.
+Grad-CAM is computed on the token activations of the last encoder block.
+"""
+
+
+def test_a_kept_class_token_then_the_tokens_put_in_a_matrix_is_flagged(tmp_path):
+    codes = _codes(tmp_path, DEIT_S + "The class token we retain it next to the patch tokens, since it "
+                   "summarises the whole leaf.\nSubsequently the tokens were reorganised in a matrix of "
+                   "$14\\times14$ following the patch order.\n")
+    assert "CAM201" in codes
+
+
+def test_kept_prefix_tokens_and_the_resulting_sequence_in_one_sentence_are_flagged(tmp_path):
+    codes = _codes(tmp_path, DEIT_S + "We preserved the class and distillation tokens along with the "
+                   "patch tokens, and the resulting sequence was then folded into a $14\\times14$ map.\n")
+    assert "CAM201" in codes
+
+
+def test_all_counted_tokens_after_a_kept_class_token_are_flagged(tmp_path):
+    codes = _codes(tmp_path, DEIT_S + "I keep the CLS token in, as it carries the global context.\n"
+                   "Afterwards all 197 tokens are rearranged into a $14 \\times 14$ grid.\n")
+    assert "CAM201" in codes
+
+
+def test_the_patch_tokens_reshaped_after_a_kept_class_token_fit(tmp_path):
+    # the [CLS] token kept for the classifier; only the patch tokens fill the grid
+    codes = _codes(tmp_path, DEIT_S + "The class token is kept for the classification head.\n"
+                   "The patch tokens are rearranged into a $14\\times14$ grid.\n")
+    assert "CAM201" not in codes
+
+
+def test_a_class_token_dropped_between_keeping_and_reshaping_fits(tmp_path):
+    codes = _codes(tmp_path, DEIT_S + "The class token is retained through the backward pass.\n"
+                   "Before the reshape the class and distillation tokens are removed, and the tokens "
+                   "are then rearranged into a $14\\times14$ grid.\n")
+    assert "CAM201" not in codes
+
+
+def test_a_class_token_not_kept_then_the_tokens_reshaped_fit(tmp_path):
+    codes = _codes(tmp_path, DEIT_S + "We do not keep the class token or the distillation token.\n"
+                   "The tokens are rearranged into a $14\\times14$ grid.\n")
+    assert "CAM201" not in codes
+
+
+# --- a block that is not the setting of the shown maps (CAM211) -------------------------------
+# the other side of a comparison, the block that receives the tapped features, a block named
+# again after it was avoided; and the outcome an alternative block gave
+
+VIT_B = r"""\section{Saliency}
+Our model is a ViT-B/16 (\texttt{vit\_base\_patch16\_224}) tuned on wafer images; Grad-CAM explains
+its predictions.
+"""
+
+
+def test_another_method_s_block_across_against_is_not_a_statement(tmp_path):
+    codes = _codes(tmp_path, VIT_B + "Grad-CAM maps are computed at block 9 (\\texttt{blocks[9]}).\n"
+                   "The maps reach a pointing score of 0.71, against 0.52 for the mean head attention of "
+                   "the last layer.\n" + _camspec("blocks[9]"))
+    assert "CAM211" not in codes
+
+
+def test_the_block_that_receives_the_features_is_not_the_tapped_block(tmp_path):
+    codes = _codes(tmp_path, VIT_B + "The hook sits on \\texttt{blocks[10]}, the penultimate block.\n"
+                   "Thus the map explains the activations exactly as they are fed into the final block.\n")
+    assert "CAM211" not in codes
+
+
+def test_a_block_named_again_after_it_was_avoided_is_still_avoided(tmp_path):
+    codes = _codes(tmp_path, VIT_B + "The hook sits on \\texttt{blocks[10]}, the penultimate block.\n"
+                   "We refrain from hooking the last block because in our runs the last block pools its "
+                   "gradients into the class token.\n")
+    assert "CAM211" not in codes
+
+
+def test_what_an_alternative_block_gave_does_not_hide_the_setting(tmp_path):
+    # one sentence gives the block of the figures and the outcome of the rejected block: the
+    # setting is still compared with the camspec
+    bad = _codes(tmp_path, VIT_B + "For every figure the Grad-CAM maps were taken on \\texttt{blocks[-2]}; "
+                 "blocks[-1] gave flat maps on small wafers.\n" + _camspec("blocks[-1]"))
+    assert "CAM211" in bad
+    good = _codes(tmp_path / "good", VIT_B + "For every figure the Grad-CAM maps were taken on "
+                  "\\texttt{blocks[-2]}; blocks[-1] gave flat maps on small wafers.\n" + _camspec("blocks[-2]"))
+    assert "CAM211" not in good
+
+
+# --- heads averaged by another explanation method are not the paper's own (CAM206) ------------
+
+def test_heads_averaged_by_a_compared_rollout_are_not_a_head_rule_of_the_maps(tmp_path):
+    body = VIT_B + ("Grad-CAM is read at the norm1 output of the last block (\\texttt{blocks[11].norm1}).\n"
+                    "The rollout we benchmark uses identity residuals and heads averaged, as its authors do.\n")
+    assert "CAM206" not in _codes(tmp_path, body)
+
+
+def test_heads_averaged_for_the_grad_cam_maps_at_norm1_are_still_flagged(tmp_path):
+    body = VIT_B + ("Grad-CAM is read at the norm1 output of the last block (\\texttt{blocks[11].norm1}).\n"
+                    "For the Grad-CAM maps the heads are averaged.\n")
+    assert "CAM206" in _codes(tmp_path, body)
+
+
+# --- a grid held against an architecture that the weights id contradicts (CAM202) -------------
+
+def _model_read(arch: str, weights: str, grid: int, size: int):
+    from types import SimpleNamespace
+
+    from camlint.core.architectures import architecture_of
+
+    values = {"model": {"arch": arch, "weights": weights}, "reshape": {"grid": [grid, grid]}}
+    return SimpleNamespace(values=values, arch=architecture_of({"model": arch}, size), uses_cam=True,
+                           where=lambda key: ("main.tex", 1, 1))
+
+
+def test_a_grid_is_not_held_against_a_name_the_weights_contradict():
+    # the name read from a comparison table (ViT-B/16) while the weights are a SwinV2's: which
+    # model the maps come from is unsure
+    from camlint.rules.consistency import check_grid_matches_input
+
+    assert not list(check_grid_matches_input(_model_read("ViT-B/16", "swinv2_tiny_window8_256.ms_in1k", 8, 256)))
+    assert list(check_grid_matches_input(_model_read("ViT-B/16", "vit_base_patch16_224.augreg_in21k", 8, 256)))
+
+
+# --- an attention location whose heads are said to be combined "after" something, not how (CAM205)
+
+def test_heads_combined_at_an_unstated_rule_are_flagged(tmp_path):
+    # "rectified after the product" gives an order, no mean, max, sum or heads as channels
+    words = "The gradient-attention product is rectified after the product and the [CLS] row is read out."
+    assert "CAM205" in _codes(tmp_path, ATTN + words)
+    stated = words + " The heads are then averaged."
+    assert "CAM205" not in _codes(tmp_path / "stated", ATTN + stated)
+
+
+# --- a statement for every shown map outside the CAM sections; another paper's quoted words (CAM211)
+
+def test_a_results_statement_of_the_block_of_all_maps_is_compared_with_the_camspec(tmp_path):
+    # a results paragraph that names no CAM method lies outside the CAM scope
+    body = VIT_B + _camspec("blocks[-1]") + ("\\section{Results}\nThe last block spreads its mass over "
+                                             "the background. All maps and scores in this section were "
+                                             "therefore obtained at the penultimate block, \\texttt{blocks[-2]}.\n")
+    assert "CAM211" in _codes(tmp_path, body)
+    agree = body.replace("blocks[-1]", "blocks[-2]", 1)
+    assert "CAM211" not in _codes(tmp_path / "agree", agree)
+
+
+def test_another_paper_s_quoted_block_is_not_a_statement_of_this_one(tmp_path):
+    body = VIT_B + ("The authors of the benchmark write that they ``compute Grad-CAM maps at the final "
+                    "block of the encoder''. Our Grad-CAM maps are computed at block 9 "
+                    "(\\texttt{blocks[9]}).\n" + _camspec("blocks[9]"))
+    assert "CAM211" not in _codes(tmp_path, body)
+
+
+# --- a hybrid or hierarchical model camlint has no geometry for still has no [CLS] (CAM204) ----
+
+def test_a_class_token_removed_from_a_mobilevit_is_flagged(tmp_path):
+    body = (r"""\section{Saliency}
+We deploy MobileViT-XS (\texttt{apple/mobilevit-x-small}) on a phone camera and explain it with Grad-CAM
+at its last transformer layer; the class token is dropped and the remaining tokens are folded back to
+a $6\times6$ map.
+""")
+    assert "CAM204" in _codes(tmp_path, body)
+    kept_quiet = body.replace("the class token is dropped and the remaining tokens are", "the tokens are")
+    assert "CAM204" not in _codes(tmp_path / "quiet", kept_quiet)
+
+
+# --- a model name without its patch size takes the patch from the weights id (CAM202) ---------
+
+def test_the_patch_of_the_weights_id_fixes_the_grid_of_a_name_without_one(tmp_path):
+    body = (r"""\section{Grad-CAM}
+Our classifier is ViT-Base, loaded from \texttt{google/vit-base-patch32-384} and fine-tuned on
+herbarium sheets resized to $384\times384$. Grad-CAM is taken at the last encoder layer; the class token
+is dropped and the patch tokens are reshaped to a $24\times24$ grid.
+""")
+    assert "CAM202" in _codes(tmp_path, body)
+    right = body.replace("24\\times24", "12\\times12")
+    assert "CAM202" not in _codes(tmp_path / "right", right)
+
+
+# --- a camspec with no rectification while the text clips negative values (CAM210) ------------
+
+def _relu_doc(sentence: str, relu: str) -> str:
+    return (VIT_B + "Grad-CAM maps are computed at the last block (\\texttt{blocks[11]}). " + sentence + "\n"
+            "\\begin{camspec}\nmethod: Grad-CAM\nlayer: blocks[11]\nrelu: " + relu + "\n\\end{camspec}\n")
+
+
+def test_clipping_without_a_placement_contradicts_a_camspec_without_relu(tmp_path):
+    words = "Values below zero are clamped to zero before display."
+    assert "CAM210" in _codes(tmp_path, _relu_doc(words, "none"))
+    assert "CAM210" not in _codes(tmp_path / "agree", _relu_doc(words, "after_combination"))
+
+
+def test_a_text_that_keeps_the_negative_values_agrees_with_no_relu(tmp_path):
+    words = "No clamping is applied, so negative values remain in the map."
+    assert "CAM210" not in _codes(tmp_path, _relu_doc(words, "none"))

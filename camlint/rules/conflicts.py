@@ -15,7 +15,17 @@ from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 
 # Where the rest of a sentence gives a reason or a contrast, not the setting itself.
-_ASIDE = re.compile(r"\b(?:because|since|as opposed|whereas|while|unlike|rather than|instead of|than)\b")
+_ASIDE = re.compile(r"\b(?:because|since|as opposed|whereas|while|unlike|rather than|instead of|than"
+                    # "IoU 0.47, against 0.31 for the raw attention of the last layer": the other side
+                    # of a comparison gives another method's block
+                    r"|against|versus|vs)\b")
+# "the hidden state as it is passed on to the last block", "fed into block 11": the block that
+# receives the tapped features, not the one tapped (gradients flowing back into it are its own)
+_DESTINATION = re.compile(r"\b(?:pass(?:ed|es|ing)?|fed|feed(?:s|ing)?|sent|handed|forwarded)\s+(?:on\s+)?(?:in)?to"
+                          r"\s+(?:the\s+)?$|\binput\s+(?:to|of)\s+(?:the\s+)?$")
+# "last block gave near-uniform maps", "blocks[-1] yields noisier maps": what a block gave, the
+# outcome that motivated the choice, not the setting of the maps
+_OUTCOME = re.compile(r"^\S*\s+(?:gave|gives|give|yield\w*|produc\w*|resulted in|results in|led to|leads to)\b")
 # Sentences about other maps than the ones shown: ablations, sweeps, comparisons, alternatives
 # (not the shown maps compared across groups or images: "normalised for comparison across sites").
 _OTHER_MAPS = re.compile(
@@ -38,22 +48,68 @@ _AVOIDED = re.compile(r"\b(?:avoid\w*|skip\w*|ignor\w*|not)\b")
 _BLOCK_WORD = re.compile(r"block|layer|encoder|depth|last|final|penultimate")
 
 
-def _set_aside(low: str, start: int) -> bool:
-    """The mention stands in a reason or a contrast ("because the last block ...") or is avoided
-    ("we avoid the last block"); a semicolon starts a new statement."""
+def _quoted(low: str, start: int) -> bool:
+    """The mention stands inside quotation marks: another paper's words ("they 'apply Grad-CAM
+    to the last layer'"), not the procedure of this one."""
+    before = low[max(0, start - 400):start]         # a quotation within the clause's reach, linear
+    return before.count('"') % 2 == 1 or before.count("\u201c") > before.count("\u201d") \
+        or before.count("``") > before.count("''")
+
+
+def _set_aside(low: str, start: int, end: int) -> bool:
+    """The mention stands in a reason or a contrast ("because the last block ..."), is avoided
+    ("we avoid the last block"), is quoted, receives the features or is what an alternative
+    gave; a semicolon starts a new statement."""
     from camlint.extract.scope import clause_before
     from camlint.extract.vocab import vocabulary
 
     statement = low[low.rfind(";", 0, start) + 1:start]
-    return bool(_ASIDE.search(statement) or vocabulary().negation.search(clause_before(low, start, 50))
-                or _AVOIDED.search(clause_before(low, start, 50)))
+    before = clause_before(low, start, 50)
+    return bool(_ASIDE.search(statement) or vocabulary().negation.search(before) or _AVOIDED.search(before)
+                or _quoted(low, start)
+                or _DESTINATION.search(low[max(0, start - 30):start]) or _OUTCOME.match(low[end:end + 40]))
+
+
+# "All maps and numbers reported below are computed at the penultimate block", "for all figures
+# the projection was taken on blocks[-2]": a statement that governs every shown map, wherever it
+# stands (a results paragraph that names no CAM method is outside the CAM scope)
+_ALL_SHOWN = re.compile(r"\b(?:all|every)\s+(?:(?:of\s+)?the\s+)?(?:shown\s+|reported\s+)?(?:maps|figures|heat ?maps"
+                        r"|explanations|saliency maps)\b[^.;]{0,60}?\b(?:computed|taken|extracted|produced|obtained"
+                        r"|generated)\b")
+
+
+def _layer_mentions(a):
+    """The block mentions of the CAM scope, and those of own sentences elsewhere that state the
+    block of every shown map."""
+    from camlint.extract import mentions as Mn
+    from camlint.extract.scope import OWN_ROLES
+    from camlint.extract.vocab import vocabulary
+
+    found = list(a.prose.mentions.get("layer", []))
+    seen = {id(m.sentence) for m in found}
+    for s in a.prose.sentences:
+        if id(s) not in seen and s.section.role in OWN_ROLES \
+                and _ALL_SHOWN.search(s.low) and a.prose.scope.attribution.own(s):
+            found.extend(Mn.find(vocabulary(), "layer", s))
+    return found
+
+
+def _occurrences(low: str, m) -> list[int]:
+    """Where the mention's words stand in its sentence: the mention and its repeats ("not using
+    the last block ... the last block learns"), one referent."""
+    words, out, i = m.text.lower(), [m.start], low.find(m.text.lower())
+    while i >= 0 and len(out) < 8 and words:
+        out.append(i)
+        i = low.find(words, i + len(words))
+    return out
 
 
 def _sentence_layers(a, depth: int):
     """(sentence, candidate indices, first mention) per statement sentence."""
     scope = a.prose.scope
     by_sentence: dict[int, list] = {}
-    for m in a.prose.mentions.get("layer", []):
+    aside: dict[int, set] = {}
+    for m in _layer_mentions(a):
         s = m.sentence
         if m.slot != "where" or m.vague or s.unit.kind not in ("text", "item", "footnote", "row", "code"):
             continue
@@ -63,11 +119,14 @@ def _sentence_layers(a, depth: int):
             continue
         if not _BLOCK_WORD.search(s.low[max(0, m.start - 40):m.end]):
             continue                                 # "drops index 0": a token, not a block
-        if _set_aside(s.low, m.start):
+        if any(_set_aside(s.low, i, i + len(m.text)) for i in _occurrences(s.low, m)):
+            aside.setdefault(id(s), set()).add(readings(a, m, depth))
             continue
         by_sentence.setdefault(id(s), []).append(m)
-    for ms in by_sentence.values():
-        sets = [c for c in (readings(a, m, depth) for m in ms) if c is not None]
+    for key, ms in by_sentence.items():
+        # "the reason for not using the last block is that the last block ...": a later mention
+        # of the block set aside names the same block
+        sets = [c for c in (readings(a, m, depth) for m in ms) if c is not None and c not in aside.get(key, ())]
         if sets:
             both = frozenset.intersection(*sets)
             if both:                                 # a sentence at odds with itself states nothing
@@ -204,7 +263,7 @@ def _keeps_prefix(a, s) -> bool:
 
 def _architecture_cells(a) -> set[int]:
     info = a.arch
-    if info is None or info.family == "swin" or not info.size_known or not info.patch:
+    if info is None or info.family == "swin" or not info.size_known or not info.patch or F.weights_disagree(a):
         return set()
     sizes = {info.img_size} | ({a.prose.input_size} if a.prose.input_size else set())
     return {(s // info.patch) ** 2 for s in sizes}

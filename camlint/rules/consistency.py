@@ -9,7 +9,9 @@ from camlint.rules import completeness
 from camlint.rules import facts as F
 from camlint.rules.base import Hit, Rule
 from camlint.rules.counting import count_pinned
+from camlint.rules.keptgrid import kept_then_reshaped_hits
 from camlint.rules.prefix import kept_prefix
+from camlint.rules.rectified import clipped_against_none
 from camlint.rules.specwords import compact
 
 _PREFIX_NAMES = {"cls": "[CLS]", "dist": "distillation", "registers": "register"}
@@ -19,6 +21,7 @@ def check_prefix_tokens_in_grid(a):
     g = F.grid(a.values.get("reshape"))
     kept = kept_prefix(a)
     if not (a.uses_cam and g and kept):
+        yield from kept_then_reshaped_hits(a, _PREFIX_NAMES)
         return
     cells = g[0] * g[1]
     names = ", ".join(_PREFIX_NAMES[k] for k in kept)
@@ -33,7 +36,8 @@ PREFIX_TOKENS_IN_GRID = Rule(
     summary="Non-patch tokens are kept, yet the sequence is reshaped to a patch grid.",
     rationale="A ViT-B/16 at 224 px has 196 patch tokens plus [CLS] (DeiT-distilled: plus a "
               "distillation token; register models: plus registers). 197 tokens cannot be "
-              "reshaped to 14 x 14, so the paper must have done something it does not say.",
+              "reshaped to 14 x 14, so the paper must have done something it does not say. The keep and the "
+              "reshape are read where they stand, also in neighbouring sentences of one paragraph.",
     bad="We do not discard the class token; the 197 token activations are reshaped to $14\\times14$ maps.",
     good="The class token is discarded and the 196 patch tokens are reshaped to $14\\times14$ maps.",
     hint="Say which tokens are dropped before the reshape ([CLS], distillation, registers), or how "
@@ -44,7 +48,7 @@ PREFIX_TOKENS_IN_GRID = Rule(
 
 def _expected_grid(a) -> int | None:
     info = a.arch
-    if info is None or not info.size_known or not info.patch:
+    if info is None or not info.size_known or not info.patch or F.weights_disagree(a):
         return None
     if info.family == "swin":
         layer = a.values.get("layer")
@@ -119,14 +123,14 @@ BLOCK_BEYOND_DEPTH = Rule(
 
 
 def check_cls_in_model_without_cls(a):
-    info = a.arch
-    if not (a.uses_cam and info and not info.has_cls):
+    name = F.no_cls_name(a)
+    if not (a.uses_cam and name):
         return
     drop = F.dropped(a.values.get("tokens"))
     said_kept = a.prose is not None and any(m.value == "kept" for m in a.prose.mentions.get("tokens", []))
     if (drop and "cls" in drop) or said_kept:
         file, line, col = a.where("tokens")
-        yield Hit(f"{info.name} has no [CLS] token, yet the text says what happens to one", file, line, col)
+        yield Hit(f"{name} has no [CLS] token, yet the text says what happens to one", file, line, col)
 
 
 CLS_IN_MODEL_WITHOUT_CLS = Rule(
@@ -143,11 +147,25 @@ CLS_IN_MODEL_WITHOUT_CLS = Rule(
 )
 
 
+def _heads_combination_unstated(a) -> bool:
+    """No word on heads: none at all, or only an order read from sentences that never name the
+    heads ("clamped at zero after the product"); "the head maps are combined" is CAM109's."""
+    heads = a.values.get("heads")
+    if a.statuses.get("heads") == "missing":
+        return True
+    return a.statuses.get("heads") == "partial" and isinstance(heads, dict) and not heads.get("aggregate") \
+        and not any(src.data.get("heads") is not None for src in a.specs) and a.prose is not None \
+        and not any(_HEAD_WORD.search(m.sentence.low) for m in a.prose.mentions.get("heads", []))
+
+
+_HEAD_WORD = re.compile(r"\bheads?\b|\bhead-?wise\b|\bper-?head\b")
+
+
 def check_attention_location_without_heads(a):
-    if a.uses_cam and F.point(a.values.get("location")) in F.ATTENTION and a.statuses.get("heads") == "missing":
+    if a.uses_cam and F.point(a.values.get("location")) in F.ATTENTION and _heads_combination_unstated(a):
         file, line, col = a.where("location")
-        yield Hit("the map is built from attention, which exists per head, but nothing says how the "
-                  "heads are combined", file, line, col)
+        yield Hit("the map is built from attention, which exists per head, but nothing says how the heads "
+                  "are combined (mean, max, sum, heads as channels)", file, line, col)
 
 
 ATTENTION_LOCATION_WITHOUT_HEADS = Rule(
@@ -179,7 +197,17 @@ def _heads_stated(a) -> bool:
         return True
     return a.prose is not None and any(
         not m.vague and m.sentence.section.role in _OWN_ROLES and a.prose.scope.attribution.own(m.sentence)
-        and not _VERSUS.search(m.sentence.low) for m in a.prose.mentions.get("heads", []))
+        and not _VERSUS.search(m.sentence.low) and not _other_method(m.sentence.low)
+        for m in a.prose.mentions.get("heads", []))
+
+
+def _other_method(low: str) -> bool:
+    """"Rollout ... with heads averaged": the heads of another explanation method, in a sentence
+    that names no CAM method."""
+    from camlint.extract.vocab import vocabulary
+
+    v = vocabulary()
+    return bool(v.phrases["other_explanation"].search(low)) and not v.cam_triggers.search(low)
 
 
 def check_heads_for_non_attention(a):
@@ -329,6 +357,7 @@ def _comparable(item: Item, value, depth):
 def check_prose_contradicts_spec(a):
     if a.prose is None or not a.specs or not a.uses_cam:
         return
+    yield from clipped_against_none(a)
     depth = a.arch.depth if a.arch else None
     for src in a.specs:
         for item in items.items():

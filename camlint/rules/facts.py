@@ -22,3 +22,31 @@ def blocks_compared(a) -> bool:
     """CAM211 weighs each statement of the block in the text (and the camspec's) one by one where
     the depth is known; CAM210 then leaves the block to it."""
     return a.prose is not None and a.arch is not None and bool(a.arch.depth) and a.arch.family != "swin"
+
+
+def weights_disagree(a) -> bool:
+    """The model's weights id names another family than the architecture read from its name
+    ("ViT-B/16" from a results table, weights swinv2_tiny_window8_256): which model the maps come
+    from is unsure, so no count or grid is held against it."""
+    from camlint.core.architectures import architecture_of
+
+    model = a.values.get("model")
+    weights = model.get("weights") if isinstance(model, dict) else None
+    if a.arch is None or not isinstance(weights, str):
+        return False
+    alt = architecture_of({"model": weights.split("/")[-1].split(".")[0]}, None)
+    return alt is not None and alt.family != a.arch.family
+
+
+def no_cls_name(a) -> str | None:
+    """The name of the model where it has no [CLS] token: from its geometry where camlint knows
+    the architecture, else from a hierarchical or hybrid family its name or weights id names
+    (MobileViT, PVT, MaxViT: spatial maps per stage, no class token)."""
+    from camlint.core.architectures import has_prefix_tokens
+
+    if a.arch is not None:
+        return None if a.arch.has_cls else a.arch.name
+    model = a.values.get("model")
+    names = [n for n in ((model.get("arch"), model.get("weights")) if isinstance(model, dict) else (model,))
+             if isinstance(n, str)]
+    return names[0] if names and has_prefix_tokens(None, names) is False else None

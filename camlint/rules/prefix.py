@@ -43,4 +43,12 @@ def _kept_where_maps_are_stated(a) -> bool:
     if a.prose is None or any(F.dropped(src.data.get("tokens")) is not None for src in a.specs):
         return True
     kept = [m for m in a.prose.mentions.get("tokens", []) if m.value == "kept" and not m.vague]
-    return not kept or any(a.prose.scope.in_scope(m.sentence) for m in kept)
+    return not kept or any(a.prose.scope.in_scope(m.sentence) and not _kept_outside(m) for m in kept)
+
+
+def _kept_outside(m) -> bool:
+    """"The class token is kept for the classification head", "kept aside": kept, but not in the
+    sequence that is reshaped."""
+    from camlint.rules.keptgrid import kept_outside_sequence
+
+    return kept_outside_sequence(m.sentence.low[m.end:m.end + 40])

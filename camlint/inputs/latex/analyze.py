@@ -186,7 +186,10 @@ def _architecture(values: dict, input_size: int | None):
     arch = architecture_of(values, input_size)
     model = values.get("model")
     weights = model.get("weights") if isinstance(model, dict) else None
-    if isinstance(weights, str) and (arch is None or not arch.size_known):
+    # "ViT-Base" with weights google/vit-base-patch32-224: the name leaves the patch to a default
+    name = model.get("arch") if isinstance(model, dict) else None
+    no_patch = isinstance(name, str) and not re.search(r"patch\s*\d|/\s*\d", name, re.I)
+    if isinstance(weights, str) and (arch is None or not arch.size_known or no_patch):
         alt = architecture_of({"model": weights.split("/")[-1].split(".")[0]}, input_size)
         if alt is not None and (arch is None or alt.size_known):
             return alt
