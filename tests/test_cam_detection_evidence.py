@@ -114,3 +114,39 @@ We compare with Grad-CAM on a ResNet-50: ours 0.61, Grad-CAM 0.47.
     assert doc["uses_cam_on_transformer"] is True
     assert doc["checklist"]["tokens"]["status"] == "reported"
     assert doc["checklist"]["reshape"]["status"] == "reported"
+
+
+@pytest.mark.parametrize("baseline", [
+    "The GCNN baseline is explained with Grad-CAM on its final graph convolution.",
+    "Grad-CAM maps are computed for the C3D network at its last pooling layer.",
+    "For reference, an X3D-S is explained with Grad-CAM at its last stage.",
+])
+def test_grad_cam_on_a_graph_or_video_cnn_baseline_is_not_applied_to_the_transformer(tmp_path, baseline):
+    """The transformer is explained by another method; Grad-CAM only explains a convolutional
+    baseline named by its family (a graph CNN, a 3D video CNN), not a known image CNN."""
+    doc = lint_tex(tmp_path, r"""\section{Models}
+Our spatio-temporal transformer has 12 blocks and a [CLS] token.
+""" + baseline + r"""
+\section{Occlusion for the transformer}
+We remove one group of tokens at a time and record the drop of the class logit.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_the_cnn_formulation_of_a_method_is_not_a_cnn_it_is_applied_to(tmp_path):
+    doc = lint_tex(tmp_path, r"""\section{Toolkit}
+Our toolkit wraps a DINO ViT-S/8 classifier for shelf images.
+\section{Semantics}
+We compute Grad-CAM following the CNN formulation: gradients are averaged over the patch tokens.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_the_paper_transformer_under_a_participle_is_a_transformer(tmp_path):
+    doc = lint_tex(tmp_path, r"""\section{Explanations}
+We ran Grad-CAM on the fine-tuned transformer to see which bark regions mattered.
+\section{Results}
+Accuracy was 88\%, against 80\% for an EfficientNet-B0 trained on the same tiles.
+Grad-CAM maps showed that the model attends to the lichen patches.
+""")
+    assert doc["uses_cam_on_transformer"] is True
