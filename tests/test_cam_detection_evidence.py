@@ -150,3 +150,44 @@ Accuracy was 88\%, against 80\% for an EfficientNet-B0 trained on the same tiles
 Grad-CAM maps showed that the model attends to the lichen patches.
 """)
     assert doc["uses_cam_on_transformer"] is True
+
+
+def test_each_method_is_bound_on_its_own(tmp_path):
+    """A retained CNN's Grad-CAM says nothing of the HiResCAM that the paper's own saliency
+    section describes without naming the model: that one explains the transformer."""
+    doc = lint_tex(tmp_path, r"""\section{System}
+The inspection model is a Swin-S fine-tuned on weld radiographs.
+An older VGG-16 is retained for audits, with Grad-CAM maps from its last convolutional layer.
+\section{Saliency}
+\begin{itemize}
+\item Method: HiResCAM, the gradient times the activation, summed over channels.
+\item Layer: the last block of the final stage.
+\end{itemize}
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_a_cnn_papers_second_method_compared_on_the_same_cnn_stays_the_cnns(tmp_path):
+    doc = lint_tex(tmp_path, r"""\section{Introduction}
+Transformers such as DeiT-S are popular, but in this study no transformer was trained.
+\section{Methods}
+We classify otoscopy images with a DenseNet-121. Score-CAM was applied to its last dense block.
+For comparison, Grad-CAM maps were computed at the same layer.
+\section{Results}
+\begin{tabular}{ll}
+Score-CAM & 0.61 \\
+Grad-CAM & 0.48 \\
+\end{tabular}
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_the_family_name_stands_for_the_method_the_paper_names(tmp_path):
+    """"Class activation maps" titles the section whose Grad-CAM explains the CNN: the family's
+    name is not a second method left unbound."""
+    doc = lint_tex(tmp_path, r"""\section{Model}
+We classify roof tiles with a ConvNeXt-T. A ViT-S/16 was tried but is not explained.
+\section{Class activation maps}
+We computed Grad-CAM at the last convolutional stage of the ConvNeXt-T.
+""")
+    assert doc["uses_cam_on_transformer"] is False

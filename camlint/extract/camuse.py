@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from camlint.core.values import method_name
 from camlint.extract.vocab import Vocabulary
 
 # a negator governing the name: "no Grad-CAM", "not Grad-CAM", "without (any) Grad-CAM"
@@ -76,14 +77,30 @@ def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_ro
             for (s, m), (role, kind) in zip(applied, bound)]
     bound = [b for b, k in zip(bound, keep) if k]
     applied = [a for a, k in zip(applied, keep) if k]
-    kinds = {kind for _, kind in bound}
     compared: dict[int, bool] = {}     # once per sentence: a run-on sentence holds thousands of names
-    if "cnn" in kinds and any(role in own_roles and kind is None for role, kind in bound) and all(
-            kind != "cnn" or compared.setdefault(id(s), _compared(s.low, vocab))
-            for (_, kind), (s, _) in zip(bound, applied)):
-        kinds.discard("cnn")   # "for comparison, the ResNet-50's Grad-CAM ...": the CNN is the comparator
+    # "for comparison, the ResNet-50's Grad-CAM ...": where every CNN use is a comparison and the
+    # own sections name the method without a model, the CNN is the comparator
+    comparator = any(role in own_roles and kind is None for role, kind in bound) and all(
+        kind != "cnn" or compared.setdefault(id(s), _compared(s.low, vocab))
+        for (_, kind), (s, _) in zip(bound, applied))
+    # each method is bound on its own: a legacy CNN's Grad-CAM maps say nothing of what the
+    # LayerCAM of the paper's own heatmap section explains; the family's name ("class activation
+    # maps") stands for every method the paper names
+    by_method: dict[str | None, set] = {}
+    for (_, m), (_, kind) in zip(applied, bound):
+        by_method.setdefault(_method_key(m.group(0), vocab), set()).add(kind)
+    family = by_method.pop(None, set())
+    by_method = {k: kinds | family for k, kinds in by_method.items()} or ({None: family} if family else {})
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
-    return "transformer" in kinds or "cnn" not in kinds
+    return not by_method or any("transformer" in kinds or "cnn" not in kinds or comparator
+                                for kinds in by_method.values())
+
+
+def _method_key(name: str, vocab: Vocabulary) -> str | None:
+    """The method a mention names (Grad-CAM and GradCAM alike), None for the family's name."""
+    if any(rx.fullmatch(name) for rx in vocab.phrase_lists["cam_method_extra"]):
+        return None
+    return method_name(name) or name
 
 
 def _compared(text: str, vocab: Vocabulary) -> bool:
