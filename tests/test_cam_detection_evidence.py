@@ -189,5 +189,31 @@ def test_the_family_name_stands_for_the_method_the_paper_names(tmp_path):
 We classify roof tiles with a ConvNeXt-T. A ViT-S/16 was tried but is not explained.
 \section{Class activation maps}
 We computed Grad-CAM at the last convolutional stage of the ConvNeXt-T.
+The ViT-S/16 is only scored for accuracy, on the same split.
 """)
     assert doc["uses_cam_on_transformer"] is False
+
+
+def test_an_essay_in_the_singular_voice_discusses_the_method_in_the_fields_we(tmp_path):
+    """A single author who argues as "I": the conclusion's "we" is everyone's, and the method
+    named there is discussed, not applied."""
+    doc = lint_tex(tmp_path, r"""\begin{abstract}
+I contend that saliency claims about Vision Transformers are underspecified.
+\end{abstract}
+\section{Two readings}
+I distinguish two readings of a heatmap, and here I defend the second one.
+A reading is a claim about the model, not about the picture.
+\section{Conclusion}
+Whether Grad-CAM is trustworthy for ViTs is open until we agree on which Grad-CAM is meant.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_a_single_authors_i_in_the_abstract_is_the_own_voice(tmp_path):
+    doc = lint_tex(tmp_path, r"""\begin{abstract}
+In this thesis I explain a fine-tuned ViT-B/16 for moth species with Grad-CAM.
+\end{abstract}
+\section{Method}
+I fine-tuned the network for 20 epochs. The maps are taken at the last block, without the class token.
+""")
+    assert doc["uses_cam_on_transformer"] is True

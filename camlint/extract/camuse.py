@@ -53,20 +53,34 @@ def clause_at(text: str, m: re.Match, vocab: Vocabulary) -> str:
     return text[lo:hi]
 
 
-def summary_only(sentences: list, applied: list, vocab: Vocabulary, own_roles, summary_roles) -> bool:
+def author_voice(sentences: list, vocab: Vocabulary) -> re.Pattern:
+    """The words of the paper's own voice: "we", "our"; "I", "my" where a single author speaks
+    as "I" in two sentences or more (an essay, a thesis), whose "we" is then everyone's."""
+    singular = vocab.phrases["singular_author"]
+    count = 0
+    for s in sentences:
+        count += bool(singular.search(s.low))
+        if count >= 2:
+            return vocab.phrases["first_person_singular"]
+    return vocab.phrases["first_person"]
+
+
+def summary_only(sentences: list, applied: list, vocab: Vocabulary, own_roles, summary_roles,
+                 voice: re.Pattern | None = None) -> bool:
     """The method is named only where the paper summarises (abstract, conclusion), never as the
     authors' own ("our Grad-CAM maps"), while its own sections never name it: a discussed method
     ("avoids the ambiguities of Grad-CAM on transformers"), not an applied one."""
     if any(s.section.role not in summary_roles and s.section.role != "front"
-           or vocab.phrases["first_person"].search(clause_at(s.low, m, vocab)) for s, m in applied):
+           or (voice or vocab.phrases["first_person"]).search(clause_at(s.low, m, vocab)) for s, m in applied):
         return False
     return any(s.section.role in own_roles for s in sentences)
 
 
-def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_roles, summary_roles) -> bool:
+def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_roles, summary_roles,
+                           voice: re.Pattern | None = None) -> bool:
     """The decision over the method's applied mentions, each bound to (section role, model kind or
-    None): is the method applied to the paper's transformer?"""
-    first_person = vocab.phrases["first_person"]
+    None): is the method applied to the paper's transformer? `voice`: the authors' words (author_voice)."""
+    first_person = voice or vocab.phrases["first_person"]
     # where the paper's own sections say to what the method is applied, a summary's or the title's
     # words ("Rollout and Grad-CAM are not directly comparable, but the transformer ...") do not;
     # own sections that only use it on a CNN leave the summary to say, in the authors' voice, that
