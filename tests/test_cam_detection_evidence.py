@@ -217,3 +217,14 @@ In this thesis I explain a fine-tuned ViT-B/16 for moth species with Grad-CAM.
 I fine-tuned the network for 20 epochs. The maps are taken at the last block, without the class token.
 """)
     assert doc["uses_cam_on_transformer"] is True
+
+
+def test_a_methods_long_name_is_the_same_method(tmp_path):
+    """Grad-CAM spelled out is not a second method left unbound beside the CNN's Grad-CAM."""
+    doc = lint_tex(tmp_path, r"""\section{Model}
+We classify welding seams with a ResNet-34; a DeiT-T was trained too but is not explained.
+\section{Explanation}
+We use gradient-weighted class activation mapping to show the evidence for each defect.
+Grad-CAM is computed at layer4 of the ResNet-34, as the DeiT-T is not explained.
+""")
+    assert doc["uses_cam_on_transformer"] is False

@@ -102,7 +102,7 @@ def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_ro
     # maps") stands for every method the paper names
     by_method: dict[str | None, set] = {}
     for (_, m), (_, kind) in zip(applied, bound):
-        by_method.setdefault(_method_key(m.group(0), vocab), set()).add(kind)
+        by_method.setdefault(_method_key(m.group(0)), set()).add(kind)
     family = by_method.pop(None, set())
     by_method = {k: kinds | family for k, kinds in by_method.items()} or ({None: family} if family else {})
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
@@ -110,11 +110,11 @@ def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_ro
                                 for kinds in by_method.values())
 
 
-def _method_key(name: str, vocab: Vocabulary) -> str | None:
-    """The method a mention names (Grad-CAM and GradCAM alike), None for the family's name."""
-    if any(rx.fullmatch(name) for rx in vocab.phrase_lists["cam_method_extra"]):
-        return None
-    return method_name(name) or name
+def _method_key(name: str) -> str | None:
+    """The method a mention names (Grad-CAM and GradCAM alike); None for the family's name ("class
+    activation maps") and for a long or rare form the method list does not know ("gradient-weighted
+    class activation mapping" is Grad-CAM): such a mention stands with every method."""
+    return method_name(name)
 
 
 def _compared(text: str, vocab: Vocabulary) -> bool:
