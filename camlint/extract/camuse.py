@@ -6,7 +6,9 @@ overlay", "I chose XGrad-CAM") and state the model elsewhere; the section's sett
 what was explained: [CLS] and patch tokens, blocks, LayerNorm before attention, heads are a
 transformer's anatomy; convolutional layers, layer4 and channels of a conv stage a CNN's. And a
 method named under a negation ("no Grad-CAM is computed for the ViT", "why not Grad-CAM?") is
-not applied, whatever model stands next to it.
+not applied, whatever model stands next to it. Each method is bound on its own (a retained CNN's
+Grad-CAM does not decide for the LayerCAM of the heatmap section), and the authors' voice is
+theirs: "I" where a single author writes "I", whose "we" is the field's.
 """
 from __future__ import annotations
 
