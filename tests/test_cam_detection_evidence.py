@@ -114,3 +114,117 @@ We compare with Grad-CAM on a ResNet-50: ours 0.61, Grad-CAM 0.47.
     assert doc["uses_cam_on_transformer"] is True
     assert doc["checklist"]["tokens"]["status"] == "reported"
     assert doc["checklist"]["reshape"]["status"] == "reported"
+
+
+@pytest.mark.parametrize("baseline", [
+    "The GCNN baseline is explained with Grad-CAM on its final graph convolution.",
+    "Grad-CAM maps are computed for the C3D network at its last pooling layer.",
+    "For reference, an X3D-S is explained with Grad-CAM at its last stage.",
+])
+def test_grad_cam_on_a_graph_or_video_cnn_baseline_is_not_applied_to_the_transformer(tmp_path, baseline):
+    """The transformer is explained by another method; Grad-CAM only explains a convolutional
+    baseline named by its family (a graph CNN, a 3D video CNN), not a known image CNN."""
+    doc = lint_tex(tmp_path, r"""\section{Models}
+Our spatio-temporal transformer has 12 blocks and a [CLS] token.
+""" + baseline + r"""
+\section{Occlusion for the transformer}
+We remove one group of tokens at a time and record the drop of the class logit.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_the_cnn_formulation_of_a_method_is_not_a_cnn_it_is_applied_to(tmp_path):
+    doc = lint_tex(tmp_path, r"""\section{Toolkit}
+Our toolkit wraps a DINO ViT-S/8 classifier for shelf images.
+\section{Semantics}
+We compute Grad-CAM following the CNN formulation: gradients are averaged over the patch tokens.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_the_paper_transformer_under_a_participle_is_a_transformer(tmp_path):
+    doc = lint_tex(tmp_path, r"""\section{Explanations}
+We ran Grad-CAM on the fine-tuned transformer to see which bark regions mattered.
+\section{Results}
+Accuracy was 88\%, against 80\% for an EfficientNet-B0 trained on the same tiles.
+Grad-CAM maps showed that the model attends to the lichen patches.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_each_method_is_bound_on_its_own(tmp_path):
+    """A retained CNN's Grad-CAM says nothing of the HiResCAM that the paper's own saliency
+    section describes without naming the model: that one explains the transformer."""
+    doc = lint_tex(tmp_path, r"""\section{System}
+The inspection model is a Swin-S fine-tuned on weld radiographs.
+An older VGG-16 is retained for audits, with Grad-CAM maps from its last convolutional layer.
+\section{Saliency}
+\begin{itemize}
+\item Method: HiResCAM, the gradient times the activation, summed over channels.
+\item Layer: the last block of the final stage.
+\end{itemize}
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_a_cnn_papers_second_method_compared_on_the_same_cnn_stays_the_cnns(tmp_path):
+    doc = lint_tex(tmp_path, r"""\section{Introduction}
+Transformers such as DeiT-S are popular, but in this study no transformer was trained.
+\section{Methods}
+We classify otoscopy images with a DenseNet-121. Score-CAM was applied to its last dense block.
+For comparison, Grad-CAM maps were computed at the same layer.
+\section{Results}
+\begin{tabular}{ll}
+Score-CAM & 0.61 \\
+Grad-CAM & 0.48 \\
+\end{tabular}
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_the_family_name_stands_for_the_method_the_paper_names(tmp_path):
+    """"Class activation maps" titles the section whose Grad-CAM explains the CNN: the family's
+    name is not a second method left unbound."""
+    doc = lint_tex(tmp_path, r"""\section{Model}
+We classify roof tiles with a ConvNeXt-T. A ViT-S/16 was tried but is not explained.
+\section{Class activation maps}
+We computed Grad-CAM at the last convolutional stage of the ConvNeXt-T.
+The ViT-S/16 is only scored for accuracy, on the same split.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_an_essay_in_the_singular_voice_discusses_the_method_in_the_fields_we(tmp_path):
+    """A single author who argues as "I": the conclusion's "we" is everyone's, and the method
+    named there is discussed, not applied."""
+    doc = lint_tex(tmp_path, r"""\begin{abstract}
+I contend that saliency claims about Vision Transformers are underspecified.
+\end{abstract}
+\section{Two readings}
+I distinguish two readings of a heatmap, and here I defend the second one.
+A reading is a claim about the model, not about the picture.
+\section{Conclusion}
+Whether Grad-CAM is trustworthy for ViTs is open until we agree on which Grad-CAM is meant.
+""")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_a_single_authors_i_in_the_abstract_is_the_own_voice(tmp_path):
+    doc = lint_tex(tmp_path, r"""\begin{abstract}
+In this thesis I explain a fine-tuned ViT-B/16 for moth species with Grad-CAM.
+\end{abstract}
+\section{Method}
+I fine-tuned the network for 20 epochs. The maps are taken at the last block, without the class token.
+""")
+    assert doc["uses_cam_on_transformer"] is True
+
+
+def test_a_methods_long_name_is_the_same_method(tmp_path):
+    """Grad-CAM spelled out is not a second method left unbound beside the CNN's Grad-CAM."""
+    doc = lint_tex(tmp_path, r"""\section{Model}
+We classify welding seams with a ResNet-34; a DeiT-T was trained too but is not explained.
+\section{Explanation}
+We use gradient-weighted class activation mapping to show the evidence for each defect.
+Grad-CAM is computed at layer4 of the ResNet-34, as the DeiT-T is not explained.
+""")
+    assert doc["uses_cam_on_transformer"] is False

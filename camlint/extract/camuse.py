@@ -6,12 +6,15 @@ overlay", "I chose XGrad-CAM") and state the model elsewhere; the section's sett
 what was explained: [CLS] and patch tokens, blocks, LayerNorm before attention, heads are a
 transformer's anatomy; convolutional layers, layer4 and channels of a conv stage a CNN's. And a
 method named under a negation ("no Grad-CAM is computed for the ViT", "why not Grad-CAM?") is
-not applied, whatever model stands next to it.
+not applied, whatever model stands next to it. Each method is bound on its own (a retained CNN's
+Grad-CAM does not decide for the LayerCAM of the heatmap section), and the authors' voice is
+theirs: "I" where a single author writes "I", whose "we" is the field's.
 """
 from __future__ import annotations
 
 import re
 
+from camlint.core.values import method_name
 from camlint.extract.vocab import Vocabulary
 
 # a negator governing the name: "no Grad-CAM", "not Grad-CAM", "without (any) Grad-CAM"
@@ -52,20 +55,34 @@ def clause_at(text: str, m: re.Match, vocab: Vocabulary) -> str:
     return text[lo:hi]
 
 
-def summary_only(sentences: list, applied: list, vocab: Vocabulary, own_roles, summary_roles) -> bool:
+def author_voice(sentences: list, vocab: Vocabulary) -> re.Pattern:
+    """The words of the paper's own voice: "we", "our"; "I", "my" where a single author speaks
+    as "I" in two sentences or more (an essay, a thesis), whose "we" is then everyone's."""
+    singular = vocab.phrases["singular_author"]
+    count = 0
+    for s in sentences:
+        count += bool(singular.search(s.low))
+        if count >= 2:
+            return vocab.phrases["first_person_singular"]
+    return vocab.phrases["first_person"]
+
+
+def summary_only(sentences: list, applied: list, vocab: Vocabulary, own_roles, summary_roles,
+                 voice: re.Pattern | None = None) -> bool:
     """The method is named only where the paper summarises (abstract, conclusion), never as the
     authors' own ("our Grad-CAM maps"), while its own sections never name it: a discussed method
     ("avoids the ambiguities of Grad-CAM on transformers"), not an applied one."""
     if any(s.section.role not in summary_roles and s.section.role != "front"
-           or vocab.phrases["first_person"].search(clause_at(s.low, m, vocab)) for s, m in applied):
+           or (voice or vocab.phrases["first_person"]).search(clause_at(s.low, m, vocab)) for s, m in applied):
         return False
     return any(s.section.role in own_roles for s in sentences)
 
 
-def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_roles, summary_roles) -> bool:
+def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_roles, summary_roles,
+                           voice: re.Pattern | None = None) -> bool:
     """The decision over the method's applied mentions, each bound to (section role, model kind or
-    None): is the method applied to the paper's transformer?"""
-    first_person = vocab.phrases["first_person"]
+    None): is the method applied to the paper's transformer? `voice`: the authors' words (author_voice)."""
+    first_person = voice or vocab.phrases["first_person"]
     # where the paper's own sections say to what the method is applied, a summary's or the title's
     # words ("Rollout and Grad-CAM are not directly comparable, but the transformer ...") do not;
     # own sections that only use it on a CNN leave the summary to say, in the authors' voice, that
@@ -76,14 +93,30 @@ def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_ro
             for (s, m), (role, kind) in zip(applied, bound)]
     bound = [b for b, k in zip(bound, keep) if k]
     applied = [a for a, k in zip(applied, keep) if k]
-    kinds = {kind for _, kind in bound}
     compared: dict[int, bool] = {}     # once per sentence: a run-on sentence holds thousands of names
-    if "cnn" in kinds and any(role in own_roles and kind is None for role, kind in bound) and all(
-            kind != "cnn" or compared.setdefault(id(s), _compared(s.low, vocab))
-            for (_, kind), (s, _) in zip(bound, applied)):
-        kinds.discard("cnn")   # "for comparison, the ResNet-50's Grad-CAM ...": the CNN is the comparator
+    # "for comparison, the ResNet-50's Grad-CAM ...": where every CNN use is a comparison and the
+    # own sections name the method without a model, the CNN is the comparator
+    comparator = any(role in own_roles and kind is None for role, kind in bound) and all(
+        kind != "cnn" or compared.setdefault(id(s), _compared(s.low, vocab))
+        for (_, kind), (s, _) in zip(bound, applied))
+    # each method is bound on its own: a legacy CNN's Grad-CAM maps say nothing of what the
+    # LayerCAM of the paper's own heatmap section explains; the family's name ("class activation
+    # maps") stands for every method the paper names
+    by_method: dict[str | None, set] = {}
+    for (_, m), (_, kind) in zip(applied, bound):
+        by_method.setdefault(_method_key(m.group(0)), set()).add(kind)
+    family = by_method.pop(None, set())
+    by_method = {k: kinds | family for k, kinds in by_method.items()} or ({None: family} if family else {})
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
-    return "transformer" in kinds or "cnn" not in kinds
+    return not by_method or any("transformer" in kinds or "cnn" not in kinds or comparator
+                                for kinds in by_method.values())
+
+
+def _method_key(name: str) -> str | None:
+    """The method a mention names (Grad-CAM and GradCAM alike); None for the family's name ("class
+    activation maps") and for a long or rare form the method list does not know ("gradient-weighted
+    class activation mapping" is Grad-CAM): such a mention stands with every method."""
+    return method_name(name)
 
 
 def _compared(text: str, vocab: Vocabulary) -> bool:

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution, planned
-from camlint.extract.camuse import (anatomy_kind, applied_to_transformer, clause_at as _clause_at, negated, summary_only,
-                                    unnamed_method_sections)
+from camlint.extract.camuse import (anatomy_kind, applied_to_transformer, author_voice, clause_at as _clause_at,
+                                    negated, summary_only, unnamed_method_sections)
 from camlint.extract.hybrid import part_of_hybrid
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
@@ -263,13 +263,14 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
     applied = list(applied_mentions(sentences, vocab, method_names, attribution))
     if _is_review(sentences, vocab):     # a review catalogues others' maps; its own use says "we"
         applied = [(s, m) for s, m in applied if vocab.phrases["first_person"].search(_clause_at(s.low, m, vocab))]
+    voice = author_voice(sentences, vocab)
     if not applied or not own_transformer or \
-            not specified and summary_only(sentences, applied, vocab, OWN_ROLES, SUMMARY_ROLES):
+            not specified and summary_only(sentences, applied, vocab, OWN_ROLES, SUMMARY_ROLES, voice):
         return False
     subjects = section_subjects(sentences, vocab, {s.section.index for s, _ in applied})
     bound = [(s.section.role, bound_model(s, m.start(), m.end(), vocab, subjects.get(s.section.index))
               or _model_referred_back(s, vocab)) for s, m in applied]
-    return applied_to_transformer(applied, bound, vocab, OWN_ROLES, SUMMARY_ROLES)
+    return applied_to_transformer(applied, bound, vocab, OWN_ROLES, SUMMARY_ROLES, voice)
 
 
 def applied_mentions(sentences: list[Sentence], vocab: Vocabulary, method_names: re.Pattern,
