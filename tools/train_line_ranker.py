@@ -1,7 +1,7 @@
 """Train the per-key line ranker (camlint/extract/line_ranker.json.gz) from labelled corpora.
 
     pip install -e '.[train]'
-    python tools/train_line_ranker.py ../shared/corpus/dev fixtures/corpus/set1[1-4]   # write the weights
+    python tools/train_line_ranker.py ../shared/corpus/dev fixtures/corpus/set*   # write the weights
     python tools/train_line_ranker.py ../shared/corpus/dev --cv-only                   # cross-validation only
 
 For every checklist key, a logistic regression over the TF-IDF features of a line with its
