@@ -162,3 +162,51 @@ def test_min_max_in_the_sentence_that_rectifies(tmp_path):
     doc = _doc(tmp_path, "The gradient-weighted activation is rectified with a ReLU and min-max normalised per image.")
     status, value = item_of(doc, "postprocess")
     assert status == "partial" and value.get("normalize") == "minmax", value
+
+
+def test_a_relu_after_a_sentence_the_splitter_did_not_end(tmp_path):
+    doc = _doc(tmp_path, "Channel weights follow the Grad-CAM++ formula of Chattopadhay et al. "
+                         "The result is passed through a ReLU.")
+    assert item_of(doc, "relu") == ("reported", "after_combination")
+
+
+# -- heads: "after the product" orders the clamp, not the head combination ------------------------
+
+def test_clamped_after_the_product_says_nothing_of_heads(tmp_path):
+    doc = _attention(tmp_path, "The map is the element-wise product of gradient and attention, "
+                               "clamped at zero after the product.")
+    assert item_of(doc, "heads")[0] == "missing"
+
+
+# -- weighting: the gradients as the subject of weighting, with no rule --------------------------
+
+def test_gradients_used_to_weight_the_channels_is_partial(tmp_path):
+    assert item_of(_doc(tmp_path, "The gradients are used to weight the channels."), "weighting")[0] == "partial"
+
+
+# -- scope: a likeness to a CNN does not make the sentence the CNN's ------------------------------
+
+def test_a_likeness_to_a_cnn_keeps_the_sentence_own(tmp_path):
+    doc = _doc(tmp_path, "The 196 patch tokens were reshaped into a 14 x 14 grid so that they look like "
+                         "a CNN feature map with 768 channels.")
+    assert item_of(doc, "reshape")[1].get("grid") == [14, 14]
+
+
+# -- a checklist entry marked as not documented states nothing ------------------------------------
+
+def test_an_entry_marked_not_documented_is_missing(tmp_path):
+    doc = _doc(tmp_path, "\\begin{itemize}\n\\item Target: raw logit of the predicted class.\n"
+                         "\\item Rectification: not documented by the software vendor.\n\\end{itemize}")
+    assert item_of(doc, "relu")[0] == "missing"
+
+
+@pytest.mark.parametrize("row, value", [
+    ("Channel weights & Grad-CAM++ (second-order gradient terms) \\\\", "gradcam++"),
+    ("Weighting & XGrad-CAM, activation-normalised \\\\", "xgradcam"),
+])
+def test_a_settings_row_naming_the_variant_for_the_weights(tmp_path, row, value):
+    doc = lint_tex(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Saliency maps}\n"
+                   "We explain the classifier with Grad-CAM at its last block; Table~\\ref{tab:s} lists the settings.\n"
+                   "\\begin{table}[h]\\caption{Settings of the explanations.}\\label{tab:s}\n\\begin{tabular}{ll}\n"
+                   "Layer & last block \\\\\n" + row + "\n\\end{tabular}\\end{table}\n")
+    assert item_of(doc, "weighting") == ("reported", value)

@@ -23,10 +23,13 @@ def relu_after_previous_step(vocab: Vocabulary, mentions: list[Mention]) -> list
 
 def _sequel(vocab: Vocabulary, m: Mention) -> Mention:
     s = m.sentence
-    if not vocab.phrases["sequel_opening"].search(s.low):
+    # the step holding the mention and the one before it; a sentence the splitter did not end
+    # ("... of Chattopadhay et al. The result is passed through a ReLU") holds both
+    text = low(s.unit.text[max(0, s.start - PREVIOUS_CHARS):s.start + m.start])
+    before, _, step = text.rpartition(". ")
+    if not vocab.phrases["sequel_opening"].search(step):
         return m
-    before = low(s.unit.text[max(0, s.start - PREVIOUS_CHARS):s.start])
-    previous = before.rstrip().rsplit(". ", 1)[-1]     # the sentence just before, not the paragraph
+    previous = before.rpartition(". ")[2]
     if not vocab.phrases["combination_step"].search(previous):
         return m
     return replace(m, value="after_combination")
