@@ -45,7 +45,7 @@ def test_each_activation_weighted_by_its_gradient_is_elementwise(tmp_path, sente
 
 @pytest.mark.parametrize("sentence, value", [
     ("Grad-CAM++ was chosen, which weights the channels with a formula of positive gradients.", "gradcam++"),
-    ("Our channel weights are those of XGrad-CAM, i.e. gradients scaled by the normalised activations.", "xgradcam"),
+    ("Our channel weights are those of XGrad-CAM, computed at the last block.", "xgradcam"),
 ])
 def test_a_named_variant_said_to_give_the_weights(tmp_path, sentence, value):
     assert item_of(_doc(tmp_path, sentence), "weighting") == ("reported", value)
@@ -73,7 +73,7 @@ def test_relu_after_the_channel_sum_in_other_words(tmp_path, sentence):
 
 @pytest.mark.parametrize("sentence", [
     "Each attention map is multiplied by its gradient; negative values are set to zero after the gradient product.",
-    "Each attention map is multiplied by its gradient and clipped at zero before the heads are averaged.",
+    "Each attention map is multiplied by its gradient, and negatives are removed by clamping at zero before averaging.",
 ])
 def test_relu_placed_against_the_product(tmp_path, sentence):
     assert item_of(_attention(tmp_path, sentence), "relu") == ("reported", "on_products")
@@ -187,8 +187,10 @@ def test_gradients_used_to_weight_the_channels_is_partial(tmp_path):
 # -- scope: a likeness to a CNN does not make the sentence the CNN's ------------------------------
 
 def test_a_likeness_to_a_cnn_keeps_the_sentence_own(tmp_path):
-    doc = _doc(tmp_path, "The 196 patch tokens were reshaped into a 14 x 14 grid so that they look like "
-                         "a CNN feature map with 768 channels.")
+    doc = lint_tex(tmp_path, "\\section{Model}\n" + MODEL + "\n\\section{Saliency maps}\n"
+                   "We explain the ViT-B/16 with Grad-CAM at the output of its last block.\n"
+                   "Then all 196 tokens were reshaped into a 14 x 14 grid so that they look like "
+                   "a CNN feature map with 768 channels.\n")
     assert item_of(doc, "reshape")[1].get("grid") == [14, 14]
 
 
@@ -201,7 +203,7 @@ def test_an_entry_marked_not_documented_is_missing(tmp_path):
 
 
 @pytest.mark.parametrize("row, value", [
-    ("Channel weights & Grad-CAM++ (second-order gradient terms) \\\\", "gradcam++"),
+    ("Channel weights & Grad-CAM++ \\\\", "gradcam++"),
     ("Weighting & XGrad-CAM, activation-normalised \\\\", "xgradcam"),
 ])
 def test_a_settings_row_naming_the_variant_for_the_weights(tmp_path, row, value):
