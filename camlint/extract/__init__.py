@@ -20,6 +20,7 @@ from camlint.extract.columns import own_columns
 from camlint.extract.hybrid import maps_at_conv_stage
 from camlint.extract.normalize import normalise_all
 from camlint.extract.scope import Scope, build_scope, uses_cam_on_transformer
+from camlint.extract.sequence import relu_after_previous_step
 from camlint.extract.vocab import vocabulary
 from camlint.core.wording import low
 from camlint.rules.findings import Evidence
@@ -245,6 +246,7 @@ def extract(doc: DocumentText, bibliography: dict | None = None) -> Extraction:
     if result.uses_cam:     # what the CAM scope says nowhere: the learned ranker proposes lines to parse
         from camlint.extract.ranker import propose_mentions
         propose_mentions(vocab, mentions, sentences, in_scope, scope)
+    mentions["relu"] = relu_after_previous_step(vocab, mentions["relu"])
     result.mentions = mentions
     values, evidence = {}, {}
     values["model"], evidence["model"] = special.decide_model(sentences, scope, vocab)

@@ -209,6 +209,8 @@ def find(vocab: Vocabulary, key: str, sentence: Sentence) -> list[Mention]:
                     continue
                 if vocab.phrases["moot"].search(clause_after(text, m.end())):
                     continue   # "... so the question of averaging over heads does not arise"
+                if vocab.phrases["undocumented_after"].match(text, m.end()):
+                    continue   # "Rectification: not documented": an entry left open
                 # "the class token, so we do not discard it": for an entry that knows its negated
                 # reading, a cue in the match's last clause negates as one before it does (unless
                 # the pattern says the negation itself: "... does not enter the map")
