@@ -10,6 +10,7 @@ Reviewers run camlint on untrusted supplements, so the loader
 from __future__ import annotations
 
 import datetime as _dt
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -160,7 +161,7 @@ def _compose(events, max_depth: int) -> _Node | None:
     return root
 
 
-def _to_data(root: _Node, max_nodes: int) -> LoadedYAML:
+def _to_data(root: _Node, max_nodes: int, max_depth: int) -> LoadedYAML:
     out = LoadedYAML(None)
     budget = [max_nodes]
 
@@ -174,6 +175,8 @@ def _to_data(root: _Node, max_nodes: int) -> LoadedYAML:
         if budget[0] < 0:
             raise YAMLInputError(f"the document expands to more than {max_nodes} values "
                                  "(recursive or exponential aliases?)", node.line, node.col)
+        if len(path) > max_depth:   # an alias of a deep value inside another deep value, repeated
+            raise YAMLInputError(f"nesting deeper than {max_depth} levels (through aliases)", node.line, node.col)
         out.positions[path] = (node.line, node.col)
         if node.kind == "scalar":
             return node.value
@@ -195,7 +198,38 @@ def _to_data(root: _Node, max_nodes: int) -> LoadedYAML:
     return out
 
 
+# Parses of this run by text: N manuscripts naming one 2 MB spec (`% camspec:` or --spec) parsed
+# it N times (minutes). A copy is handed out, so no caller's change reaches another's spec.
+_PARSED: OrderedDict = OrderedDict()
+_PARSED_ENTRIES = 4
+
+
 def loads(text: str, *, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> LoadedYAML:
+    key = (text, max_depth, max_nodes)
+    if key not in _PARSED:
+        try:
+            _PARSED[key] = _loads(text, max_depth, max_nodes)
+        except YAMLInputError as exc:
+            _PARSED[key] = exc
+        if len(_PARSED) > _PARSED_ENTRIES:
+            _PARSED.popitem(last=False)
+    _PARSED.move_to_end(key)
+    found = _PARSED[key]
+    if isinstance(found, YAMLInputError):
+        raise YAMLInputError(found.message, found.line, found.col)
+    return LoadedYAML(_copied(found.data), dict(found.positions), dict(found.key_positions), list(found.warnings))
+
+
+def _copied(value: object) -> object:
+    """A copy of the containers (the scalars are immutable); nesting is bounded by MAX_DEPTH."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    return value
+
+
+def _loads(text: str, max_depth: int, max_nodes: int) -> LoadedYAML:
     try:
         events = yaml.parse(text, Loader=yaml.SafeLoader)
         root = _compose(events, max_depth)
@@ -206,7 +240,7 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) 
         raise YAMLInputError(f"YAML syntax error: {problem}", line, col) from None
     except yaml.YAMLError as exc:
         raise YAMLInputError(f"YAML error: {exc}") from None
-    return _to_data(root, max_nodes)
+    return _to_data(root, max_nodes, max_depth)
 
 
 def read_text(path: Path, max_bytes: int = MAX_BYTES) -> str:

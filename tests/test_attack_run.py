@@ -1,0 +1,63 @@
+"""Holes found by the attack pass of 5 Dec (afternoon): each test fails on the code before its fix."""
+from __future__ import annotations
+
+import yaml
+
+from tests.conftest import invoke
+
+MANUSCRIPT = "\\documentclass{article}\n{spec}\\begin{document}\nGrad-CAM on ViT-B/16.\n\\end{document}\n"
+
+
+def _counting_parse(monkeypatch, marker: str) -> list:
+    calls = []
+    real = yaml.parse
+
+    def parse(stream, *a, **kw):
+        if isinstance(stream, str) and marker in stream:
+            calls.append(1)
+        return real(stream, *a, **kw)
+
+    monkeypatch.setattr(yaml, "parse", parse)
+    return calls
+
+
+def test_one_spec_named_by_many_manuscripts_is_parsed_once_per_run(tmp_path, monkeypatch):
+    """Eight manuscripts naming one 2 MB camspec (`% camspec:` or --spec) parsed it eight times:
+    minutes for a run whose input is 2 MB."""
+    (tmp_path / "s.yaml").write_text("camspec: 1\nlayer: {block: 11}\nx-note: marker-7731\n")
+    for k in range(4):
+        (tmp_path / f"m{k}.tex").write_text(MANUSCRIPT.replace("{spec}", "% camspec: s.yaml\n"))
+    calls = _counting_parse(monkeypatch, "marker-7731")
+    invoke("check", "--no-cache", "-q", "--exit-zero", *[f"m{k}.tex" for k in range(4)], cwd=tmp_path)
+    assert len(calls) == 1
+    calls.clear()
+    invoke("check", "--no-cache", "-q", "--exit-zero", "--spec", "s.yaml",
+           *[f"m{k}.tex" for k in range(4)], cwd=tmp_path)
+    assert len(calls) == 0   # parsed already in this process; a fresh process parses it once
+
+
+def test_a_cached_parse_hands_out_copies_and_its_errors_again():
+    from camlint.safety.yamlsafe import YAMLInputError, loads
+
+    a = loads("layer: {block: 11}\nmarker-copy: 1\n")
+    a.data["layer"]["block"] = 3
+    assert loads("layer: {block: 11}\nmarker-copy: 1\n").data["layer"] == {"block": 11}
+    for _ in range(2):
+        try:
+            loads("a: [1, 2\nmarker-bad: 1\n")
+        except YAMLInputError as exc:
+            assert exc.line >= 1 and "YAML" in exc.message
+        else:
+            raise AssertionError("a broken spec was read")
+
+
+def test_aliases_that_nest_a_deep_value_in_another_are_refused_at_a_line(tmp_path):
+    """Each anchor nests the one before it 60 levels deeper: within the composer's limit per line,
+    1,000 levels once expanded, and the expansion overflowed the stack ("internal error")."""
+    lines = ["camspec: 1", "x-a0: &a0 " + "[" * 60 + "1" + "]" * 60]
+    lines += [f"x-a{i}: &a{i} " + "[" * 60 + f"*a{i - 1}" + "]" * 60 for i in range(1, 40)]
+    (tmp_path / "deep.yaml").write_text("\n".join(lines) + "\n")
+    result = invoke("check", "--no-cache", "deep.yaml", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "deep.yaml:" in result.output and "nesting deeper than" in result.output
+    assert "internal error" not in result.output
