@@ -61,3 +61,20 @@ def test_aliases_that_nest_a_deep_value_in_another_are_refused_at_a_line(tmp_pat
     assert result.exit_code == 2
     assert "deep.yaml:" in result.output and "nesting deeper than" in result.output
     assert "internal error" not in result.output
+
+
+def test_an_include_that_names_a_folder_says_so_at_its_line(tmp_path):
+    """`\\input{.}` was reported as "resolves outside the project folder": pathlib drops the dot, so
+    the sibling file `<folder>.tex` was probed instead."""
+    from camlint.inputs.latex.project import load_project
+
+    root = tmp_path / "paper"
+    (root / "sub").mkdir(parents=True)
+    (tmp_path / "paper.tex").write_text("outside the project\n")
+    (root / "main.tex").write_text("\\documentclass{article}\n\\begin{document}\n\\input{.}\n\\input{sub/}\n"
+                                   "\\subimport{sub}{.}\n\\input{sub}\n\\end{document}\n")
+    project = load_project(root / "main.tex", "main.tex")
+    found = {(p.line, p.rule.code): p.message for p in project.problems}
+    assert set(found) == {(3, "CAM002"), (4, "CAM002"), (5, "CAM002"), (6, "CAM002")}
+    assert all("folder, not a file" in message for message in found.values())
+    assert [f.display for f in project.files] == ["main.tex"]

@@ -123,6 +123,11 @@ class _Reader:
         else:
             child_base = None
         line, col = src.line_col(m.start())
+        if _names_folder(name):
+            self.project.problems.append(INCLUDE_MISSING.hit(
+                f"{m.group(0).strip()[:200]} names a folder, not a file: nothing is read "
+                "(name the .tex file in it)", src.display, line, col))
+            return None
         target = _resolve(self.project, src, child_base if child_base is not None else base, name, line, col)
         return None if target is None else (name, target, child_base, line, col)
 
@@ -164,6 +169,13 @@ class _Reader:
                         bib_files.append(res)
 
 
+def _names_folder(name: str) -> bool:
+    """`.`, `..`, `sub/`, `sub/..`: pathlib drops a trailing `.` and `/`, so `\\input{.}` probed the
+    sibling file `<folder>.tex` and was reported as outside the project."""
+    name = name.strip().strip('"').replace("\\", "/")
+    return name.endswith("/") or name.rsplit("/", 1)[-1] in (".", "..")
+
+
 def _in_raw_block(src: SourceFile, offset: int) -> bool:
     """Whether offset lies in a verbatim-like block (blocks are disjoint and in file order)."""
     i = bisect.bisect_right(src.raw_begins, offset) - 1
@@ -188,5 +200,8 @@ def _resolve(project: Project, src: SourceFile, base: Path, name: str, line: int
             return None
         if res.exists() and not res.is_dir():   # a FIFO or device is refused when read (CAM005)
             return res
-    project.problems.append(INCLUDE_MISSING.hit(f"included file {name} not found", src.display, line, col))
+    folder = any(c.is_dir() for c in _candidates(base, name))
+    project.problems.append(INCLUDE_MISSING.hit(f"{name} is a folder, not a file: nothing is read (name the .tex "
+                                                "file in it)" if folder else f"included file {name} not found",
+                                                src.display, line, col))
     return None
