@@ -101,3 +101,21 @@ def test_many_empty_compressed_streams_cost_linear_time():
     one = gzip.compress(b"", mtime=0)
     small, large = (_cpu(lambda n=n: _decompressed(one * n)) for n in (5_000, 20_000))
     assert large < 8 * small + 0.05, (small, large)
+
+
+def test_a_tar_member_whose_name_is_not_utf8_refuses_the_archive_in_words(tmp_path):
+    """tarfile decodes such a name to lone surrogates: the SARIF report of the archive ended in
+    "internal error (UnicodeEncodeError ...)"."""
+    import io
+    import json
+    import tarfile
+
+    doc = b"\\documentclass{article}\n\\begin{document}\nGrad-CAM on ViT-B/16.\n\\end{document}\n"
+    with tarfile.open(tmp_path / "p.tar.gz", "w:gz", format=tarfile.GNU_FORMAT, encoding="latin-1") as tf:
+        info = tarfile.TarInfo("m\xe9\xff.tex")
+        info.size = len(doc)
+        tf.addfile(info, io.BytesIO(doc))
+    result = invoke("check", "--no-cache", "--format", "sarif", "p.tar.gz", cwd=tmp_path)
+    assert result.exit_code == 1 and "internal error" not in result.output
+    messages = [r["message"]["text"] for run in json.loads(result.output)["runs"] for r in run["results"]]
+    assert any("not UTF-8" in m for m in messages)

@@ -31,6 +31,7 @@ from camlint.inputs.textfile import read_limited
 from camlint.rules.engine import report_of
 from camlint.rules.base import Rule
 from camlint.rules.input import INCLUDE_MISSING, INCLUDE_OUTSIDE_PROJECT, UNREADABLE_INPUT
+from camlint.safety.paths import utf8_name
 
 MAX_ARCHIVE_BYTES = 64 * 1024 * 1024       # the archive file itself
 MAX_MEMBERS = 2000
@@ -84,6 +85,8 @@ def _check_name(name: str, folder: bool = False) -> str:
     """The member's relative POSIX path, or Refused."""
     if len(name) > MAX_NAME:
         raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member name {name[:60]!r}... is over {MAX_NAME} characters")
+    if not utf8_name(name):   # tar decodes other bytes to lone surrogates, which no report can encode
+        raise Refused(UNREADABLE_INPUT, f"member name {ascii(name)} is not UTF-8 text")
     if "\x00" in name or any(ord(c) < 32 for c in name):
         raise Refused(INCLUDE_OUTSIDE_PROJECT, f"member name {name!r} has control characters")
     norm = name.replace("\\", "/")
