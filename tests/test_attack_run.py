@@ -119,3 +119,13 @@ def test_a_tar_member_whose_name_is_not_utf8_refuses_the_archive_in_words(tmp_pa
     assert result.exit_code == 1 and "internal error" not in result.output
     messages = [r["message"]["text"] for run in json.loads(result.output)["runs"] for r in run["results"]]
     assert any("not UTF-8" in m for m in messages)
+
+
+def test_a_lone_surrogate_escape_in_a_spec_is_an_input_error_at_its_line(tmp_path):
+    """`block: "\\ud800"` reached the JSON report, whose encoder died: "internal error"."""
+    (tmp_path / "s.yaml").write_text('camspec: 1\nlayer: {block: "\\ud800"}\n')
+    for args in (("check", "--format", "json"), ("checklist", "--format", "json")):
+        result = invoke(*args, "s.yaml", cwd=tmp_path)
+        assert result.exit_code == 2 and "internal error" not in result.output
+    result = invoke("check", "s.yaml", cwd=tmp_path)
+    assert "s.yaml:2:" in result.output and "surrogate" in result.output

@@ -10,6 +10,7 @@ Reviewers run camlint on untrusted supplements, so the loader
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +68,7 @@ class LoadedYAML:
 # An explicit `!!bool`, `!!int`, ... on text of another shape reached PyYAML's constructors, which
 # assume the resolver already matched it (`!!bool ""` raised KeyError, `!!timestamp x`
 # AttributeError): such a tag is accepted only on text YAML itself would read as that type.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _TYPED = {f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "null", "timestamp")}
 
 
@@ -86,6 +88,9 @@ def _construct_scalar(event: yaml.ScalarEvent) -> object:
             tag = "tag:yaml.org,2002:str"
         else:
             tag = yaml.SafeLoader.resolve(yaml.SafeLoader, yaml.ScalarNode, event.value, event.implicit)
+    if _SURROGATE.search(event.value):   # "\ud800" escapes a half of a character: no report can encode it
+        raise YAMLInputError(f"value {ascii(event.value[:40])} holds a lone surrogate escape (\\ud800-\\udfff), "
+                             "which is not text", event.start_mark.line + 1, event.start_mark.column + 1)
     if tag == "tag:yaml.org,2002:merge":    # `<<: *anchor` copies a mapping in: aliases are counted, merges are not
         raise YAMLInputError("merge keys (<<) are not allowed: write the keys out",
                              event.start_mark.line + 1, event.start_mark.column + 1)
