@@ -129,3 +129,37 @@ def test_a_lone_surrogate_escape_in_a_spec_is_an_input_error_at_its_line(tmp_pat
         assert result.exit_code == 2 and "internal error" not in result.output
     result = invoke("check", "s.yaml", cwd=tmp_path)
     assert "s.yaml:2:" in result.output and "surrogate" in result.output
+
+
+def _pdf_with_cmap(text: bytes, bfchars: bytes) -> bytes:
+    """One page of Helvetica whose ToUnicode map sends some codes where the test says."""
+    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /X def\n"
+            b"1 begincodespacerange <00> <FF> endcodespacerange\n" + bfchars +
+            b"\nendcmap CMapName currentdict /CMap defineresource pop end end")
+    content = b"BT /F1 12 Tf 72 700 Td (" + text + b") Tj ET"
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> >> >>",
+            b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
+            b"<< /Length %d >>\nstream\n%s\nendstream" % (len(cmap), cmap)]
+    out, offsets = b"%PDF-1.4\n", []
+    for i, obj in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (i, obj)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    return out + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+
+
+def test_a_pdf_font_that_maps_to_half_a_character_gives_a_report(tmp_path):
+    """A ToUnicode map sending `#` to <D800> put a lone surrogate in the text: the JSON report and
+    checklist died with "internal error"."""
+    import json
+
+    (tmp_path / "p.pdf").write_bytes(_pdf_with_cmap(b"We use Grad-CAM on ViT-B/16 at block 11 #$.",
+                                                    b"2 beginbfchar <23> <D800> <24> <DC00DC01> endbfchar"))
+    for args in (("check", "--format", "json"), ("checklist", "--format", "json")):
+        result = invoke(*args, "p.pdf", cwd=tmp_path)
+        assert result.exit_code in (0, 1) and "internal error" not in result.output
+        json.loads(result.output)
