@@ -163,3 +163,16 @@ def test_a_pdf_font_that_maps_to_half_a_character_gives_a_report(tmp_path):
         result = invoke(*args, "p.pdf", cwd=tmp_path)
         assert result.exit_code in (0, 1) and "internal error" not in result.output
         json.loads(result.output)
+
+
+def test_a_manifest_year_of_unicode_or_thousands_of_digits_is_kept_as_text(tmp_path):
+    """str.isdigit() holds for "²" and for a 5,000-digit year; int() raised on both and the audit
+    ended in "internal error"."""
+    from camlint.audit.papers import read_manifest
+
+    for name in ("a", "b", "c"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "main.tex").write_text("\\documentclass{article}\n")
+    (tmp_path / "m.csv").write_text(f"path,year\na,\u00b2\nb,{'9' * 5000}\nc,2021\n", encoding="utf-8")
+    papers, errors = read_manifest(tmp_path / "m.csv")
+    assert not errors and [p.year for p in papers] == ["\u00b2", "9" * 5000, 2021]
