@@ -176,3 +176,19 @@ def test_a_manifest_year_of_unicode_or_thousands_of_digits_is_kept_as_text(tmp_p
     (tmp_path / "m.csv").write_text(f"path,year\na,\u00b2\nb,{'9' * 5000}\nc,2021\n", encoding="utf-8")
     papers, errors = read_manifest(tmp_path / "m.csv")
     assert not errors and [p.year for p in papers] == ["\u00b2", "9" * 5000, 2021]
+
+
+def test_bibliography_names_are_resolved_once_each_and_boundedly(tmp_path, monkeypatch):
+    """`\\bibliography{a,a,a,...}` resolved a path per two bytes (160 KB: 4 s of system calls, the
+    8 MB limit: minutes); distinct names are now capped, with a finding at the first one over."""
+    import camlint.inputs.latex.project as project
+
+    calls = []
+    real = project.resolved_inside
+    monkeypatch.setattr(project, "resolved_inside", lambda *a: calls.append(1) or real(*a))
+    lines = ["\\bibliography{" + ",".join(["a"] * 1000) + "}"] * 20
+    lines += ["\\bibliography{" + ",".join(f"n{i}_{j}" for i in range(400)) + "}" for j in range(20)]
+    (tmp_path / "m.tex").write_text("\\documentclass{article}\n" + "\n".join(lines) + "\n")
+    p = project.load_project(tmp_path / "m.tex", "m.tex")
+    assert len(calls) <= project.MAX_BIB_NAMES + 1
+    assert [(x.line, x.rule.code) for x in p.problems] == [(22, "CAM005")]

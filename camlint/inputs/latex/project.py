@@ -21,6 +21,7 @@ from camlint.safety.paths import LinkLoop, inside, resolved_inside
 
 MAX_FILES = 500
 MAX_PROJECT_BYTES = 64 * 1024 * 1024
+MAX_BIB_NAMES = 200
 
 _INCLUDE = re.compile(
     r"\\(?P<cmd>input|include|subfile|subimport\*?|import\*?|inputfrom|subinputfrom)"
@@ -87,6 +88,7 @@ class _Reader:
         self.project, self.main_display, self.verbatim = project, main_display, verbatim
         self.seen: dict[Path, SourceFile] = {main_resolved: project.main}
         self.total = len(project.main.text)
+        self.bib_names: set[str] = set()
 
     def visit(self, src: SourceFile, base: Path, stack: list[Path]) -> None:
         self.project.files.append(src)
@@ -157,16 +159,27 @@ class _Reader:
         return child
 
     def _bibliographies(self, src: SourceFile) -> None:
-        root, bib_files = self.project.root, self.project.bib_files
         for m in _BIB.finditer(src.masked):
-            for name in m.group(1).split(","):
-                for cand in _candidates(root, name.strip()) if name.strip().endswith(".bib") else [root / (name.strip() + ".bib")]:
-                    try:
-                        res = resolved_inside(cand, root)
-                    except LinkLoop:
-                        continue
-                    if res is not None and res.is_file() and res not in bib_files:
-                        bib_files.append(res)
+            for name in {n.strip(): None for n in m.group(1).split(",")}:
+                if name in self.bib_names:    # each name resolved once, at most MAX_BIB_NAMES: a line of
+                    continue                  # `a,a,a,...` cost a path resolution per two bytes
+                if len(self.bib_names) == MAX_BIB_NAMES:
+                    self.project.problems.append(UNREADABLE_INPUT.hit(
+                        f"more than {MAX_BIB_NAMES} bibliography files named; the rest are not read",
+                        src.display, *src.line_col(m.start())))
+                    return
+                self.bib_names.add(name)
+                self._bibliography(name)
+
+    def _bibliography(self, name: str) -> None:
+        root, bib_files = self.project.root, self.project.bib_files
+        for cand in _candidates(root, name) if name.endswith(".bib") else [root / (name + ".bib")]:
+            try:
+                res = resolved_inside(cand, root)
+            except LinkLoop:
+                continue
+            if res is not None and res.is_file() and res not in bib_files:
+                bib_files.append(res)
 
 
 def _names_folder(name: str) -> bool:
