@@ -192,3 +192,18 @@ def test_bibliography_names_are_resolved_once_each_and_boundedly(tmp_path, monke
     p = project.load_project(tmp_path / "m.tex", "m.tex")
     assert len(calls) <= project.MAX_BIB_NAMES + 1
     assert [(x.line, x.rule.code) for x in p.problems] == [(22, "CAM005")]
+
+
+def test_a_repeated_include_is_resolved_once_and_reported_at_each_line(tmp_path, monkeypatch):
+    """40,000 `\\input{y}` lines cost 80,000 path resolutions (5 s per 400 KB, minutes at the limit)."""
+    import camlint.inputs.latex.project as project
+
+    calls = []
+    real = project.resolved_inside
+    monkeypatch.setattr(project, "resolved_inside", lambda *a: calls.append(1) or real(*a))
+    (tmp_path / "x.tex").write_text("Text.\n")
+    (tmp_path / "m.tex").write_text("\\documentclass{article}\n" + "\\input{y}\n\\input{x}\n" * 500)
+    p = project.load_project(tmp_path / "m.tex", "m.tex")
+    assert len(calls) <= 4
+    assert [x.line for x in p.problems] == list(range(2, 1002, 2))
+    assert {x.message for x in p.problems} == {"included file y not found"}
