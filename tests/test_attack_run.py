@@ -207,3 +207,17 @@ def test_a_repeated_include_is_resolved_once_and_reported_at_each_line(tmp_path,
     assert len(calls) <= 4
     assert [x.line for x in p.problems] == list(range(2, 1002, 2))
     assert {x.message for x in p.problems} == {"included file y not found"}
+
+
+def test_a_repeated_camspec_comment_is_resolved_once(tmp_path, monkeypatch):
+    import camlint.inputs.latex.analyze as analyze
+
+    calls = []
+    real = analyze.resolved_inside
+    monkeypatch.setattr(analyze, "resolved_inside", lambda *a: calls.append(1) or real(*a))
+    (tmp_path / "s.yaml").write_text("camspec: 1\nlayer: {block: 11}\n")
+    (tmp_path / "m.tex").write_text("\\documentclass{article}\n" + "% camspec: s.yaml\n% camspec: q.yaml\n" * 300
+                                    + "\\begin{document}\nGrad-CAM on ViT-B/16.\n\\end{document}\n")
+    a = analyze.analyze_latex(tmp_path / "m.tex", "m.tex", use_cache=False)
+    assert len(calls) == 2 and len(a.specs) == 1
+    assert [p.line for p in a.problems if p.rule.code == "CAM002"] == list(range(3, 603, 2))
