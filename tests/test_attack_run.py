@@ -221,3 +221,29 @@ def test_a_repeated_camspec_comment_is_resolved_once(tmp_path, monkeypatch):
     a = analyze.analyze_latex(tmp_path / "m.tex", "m.tex", use_cache=False)
     assert len(calls) == 2 and len(a.specs) == 1
     assert [p.line for p in a.problems if p.rule.code == "CAM002"] == list(range(3, 603, 2))
+
+
+def test_a_zip_directory_too_large_for_the_member_limit_is_refused_before_it_is_parsed(monkeypatch):
+    """zipfile builds an object per central-directory entry before the count can be checked: a
+    64 MB zip of empty members took 400 MB of memory to refuse."""
+    import io
+    import zipfile
+
+    from camlint.inputs.archive import MAX_DIRECTORY_BYTES, Refused, read_members
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for i in range(MAX_DIRECTORY_BYTES // 48):
+            zf.writestr(zipfile.ZipInfo(f"{i:x}"), b"")
+    data = buf.getvalue()
+
+    def parse(*a, **kw):
+        raise AssertionError("the central directory was parsed")
+
+    monkeypatch.setattr(zipfile, "ZipFile", parse)
+    try:
+        read_members(data, "many.zip")
+    except Refused as exc:
+        assert "central directory" in exc.message
+    else:
+        raise AssertionError("not refused")
