@@ -247,3 +247,16 @@ def test_a_zip_directory_too_large_for_the_member_limit_is_refused_before_it_is_
         assert "central directory" in exc.message
     else:
         raise AssertionError("not refused")
+
+
+def test_the_note_on_a_spec_from_stdin_names_the_stdin_filename_not_a_temporary_path(tmp_path):
+    """The note on a named YAML file without `camspec: 1` showed /tmp/camlint-stdin-XXXX/x.yaml."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proc = subprocess.run([sys.executable, "-m", "camlint", "check", "--stdin-filename", "sub/x.yaml", "-"],
+                          input="a: 1\n", capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert "note: sub/x.yaml:" in proc.stderr and "camlint-stdin-" not in proc.stderr + proc.stdout
