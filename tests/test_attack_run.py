@@ -260,3 +260,15 @@ def test_the_note_on_a_spec_from_stdin_names_the_stdin_filename_not_a_temporary_
                           input="a: 1\n", capture_output=True, text=True, cwd=tmp_path, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert "note: sub/x.yaml:" in proc.stderr and "camlint-stdin-" not in proc.stderr + proc.stdout
+
+
+def test_an_include_name_no_file_can_have_says_why_at_its_line(tmp_path):
+    """`\\input{a<NUL>b}` and a 300-character name were "resolves outside the project folder"."""
+    from camlint.inputs.latex.project import load_project
+
+    (tmp_path / "m.tex").write_text("\\documentclass{article}\n" + "x" * 70_000 + "\n\\input{a\0b}\n\\input{" + "a" * 300
+                                    + "}\n\\input{" + "b" * 253 + "}\n")
+    found = {p.line: (p.rule.code, p.message) for p in load_project(tmp_path / "m.tex", "m.tex").problems}
+    assert found[3][0] == "CAM002" and "NUL" in found[3][1]
+    assert found[4][0] == "CAM002" and "longer than a file name" in found[4][1]
+    assert found[5] == ("CAM002", f"included file {'b' * 253} not found")

@@ -17,7 +17,7 @@ from pathlib import Path
 from camlint.inputs.latex.source import VERBATIM_ENVS, SourceFile, read_source, verbatim_envs_defined
 from camlint.rules.base import Hit
 from camlint.rules.input import INCLUDE_CYCLE, INCLUDE_MISSING, INCLUDE_OUTSIDE_PROJECT, UNREADABLE_INPUT
-from camlint.safety.paths import LinkLoop, inside, resolved_inside
+from camlint.safety.paths import LinkLoop, inside, resolved_inside, unnameable
 
 MAX_FILES = 500
 MAX_PROJECT_BYTES = 64 * 1024 * 1024
@@ -214,7 +214,12 @@ def _resolve(project: Project, src: SourceFile, base: Path, name: str, line: int
         project.problems.append(INCLUDE_OUTSIDE_PROJECT.hit(
             f"{name} is an absolute path outside the project; not read", src.display, line, col))
         return None
-    for cand in _candidates(base, name):
+    cands = [c for c in _candidates(base, name) if unnameable(c.absolute()) is None]
+    if not cands:   # resolved_inside places such a name nowhere, which read as "outside the project"
+        why = unnameable(_candidates(base, name)[-1].absolute())
+        project.problems.append(INCLUDE_MISSING.hit(f"{name[:80]!r} {why}; not read", src.display, line, col))
+        return None
+    for cand in cands:
         try:
             res = resolved_inside(cand, project.root)
         except LinkLoop:   # a.tex -> b.tex -> a.tex
@@ -227,7 +232,7 @@ def _resolve(project: Project, src: SourceFile, base: Path, name: str, line: int
             return None
         if res.exists() and not res.is_dir():   # a FIFO or device is refused when read (CAM005)
             return res
-    folder = any(c.is_dir() for c in _candidates(base, name))
+    folder = any(c.is_dir() for c in cands)
     project.problems.append(INCLUDE_MISSING.hit(f"{name} is a folder, not a file: nothing is read (name the .tex "
                                                 "file in it)" if folder else f"included file {name} not found",
                                                 src.display, line, col))
