@@ -272,3 +272,13 @@ def test_an_include_name_no_file_can_have_says_why_at_its_line(tmp_path):
     assert found[3][0] == "CAM002" and "NUL" in found[3][1]
     assert found[4][0] == "CAM002" and "longer than a file name" in found[4][1]
     assert found[5] == ("CAM002", f"included file {'b' * 253} not found")
+
+
+def test_a_camspec_comment_naming_no_possible_file_says_why(tmp_path):
+    from camlint.inputs.latex.analyze import analyze_latex
+
+    (tmp_path / "m.tex").write_text("\\documentclass{article}\n% camspec: " + "s" * 300 + ".yaml\n"
+                                    + "\\begin{document}\nGrad-CAM on ViT-B/16.\n\\end{document}\n")
+    a = analyze_latex(tmp_path / "m.tex", "m.tex", use_cache=False)
+    found = [(p.line, p.rule.code, p.message) for p in a.problems if p.line == 2]
+    assert len(found) == 1 and found[0][1] == "CAM002" and "longer than a file name" in found[0][2]

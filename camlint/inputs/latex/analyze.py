@@ -22,7 +22,7 @@ from camlint.core.presets import apply_presets
 from camlint.rules.base import Hit
 from camlint.rules.input import INCLUDE_MISSING, INCLUDE_OUTSIDE_PROJECT, UNREADABLE_INPUT
 from camlint.rules.spec import CAMSPEC_UNREADABLE
-from camlint.safety.paths import LinkLoop, display_path, resolved_inside
+from camlint.safety.paths import LinkLoop, display_path, resolved_inside, unnameable
 from camlint.inputs.camspec import ignores_of, source_from, spec_evidence, spec_preset
 from camlint.rules.suppress import parse_comment
 from camlint.safety.yamlsafe import YAMLInputError, load_file, loads
@@ -110,7 +110,9 @@ def _linked_specs(project: Project, problems: list) -> list[SpecSource]:
                                                      f.display, c.line, c.col))
                 continue
             if target is None:
-                problems.append(INCLUDE_OUTSIDE_PROJECT.hit(
+                why = unnameable(f.path.parent / m.group(1))    # placed nowhere: not "outside"
+                problems.append(INCLUDE_MISSING.hit(f"camspec file {m.group(1)[:80]!r} {why}; not read", f.display,
+                                                    c.line, c.col) if why else INCLUDE_OUTSIDE_PROJECT.hit(
                     f"camspec file {m.group(1)} is outside the project folder; not read", f.display, c.line, c.col))
                 continue
             if target not in seen and not target.is_file():
