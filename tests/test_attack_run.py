@@ -282,3 +282,21 @@ def test_a_camspec_comment_naming_no_possible_file_says_why(tmp_path):
     a = analyze_latex(tmp_path / "m.tex", "m.tex", use_cache=False)
     found = [(p.line, p.rule.code, p.message) for p in a.problems if p.line == 2]
     assert len(found) == 1 and found[0][1] == "CAM002" and "longer than a file name" in found[0][2]
+
+
+def test_resume_skips_store_lines_that_are_not_utf8_or_not_records(tmp_path):
+    """`--resume` over a papers.jsonl holding `{"id": "x"}` or bytes that are not UTF-8 ended in
+    "internal error" (KeyError 'outcome', UnicodeDecodeError); such lines are damaged, and skipped."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "main.tex").write_text("\\documentclass{article}\n\\begin{document}\nGrad-CAM on ViT-B/16.\n"
+                                             "\\end{document}\n")
+    (tmp_path / "m.csv").write_text("path\np/main.tex\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "papers.jsonl").write_bytes(b'{"id": "x"}\n\xff\xfe{"id": "y"}\n'
+                                                    b'{"id": "p/main.tex", "outcome": "ok"}\n')
+    result = invoke("audit", "--manifest", "m.csv", "--out", "out", "--resume", "--no-progress", "-j", "1",
+                    cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    from camlint.audit.store import records
+
+    assert [r["id"] for r in records(tmp_path / "out" / "papers.jsonl")] == ["p/main.tex"]
