@@ -210,6 +210,8 @@ _PARSED_ENTRIES = 4
 
 
 def loads(text: str, *, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> LoadedYAML:
+    if max_nodes > MAX_NODES:    # a hand-label file (10 M values) is read once: not kept for the run
+        return _loads(text, max_depth, max_nodes)
     key = (text, max_depth, max_nodes)
     if key not in _PARSED:
         try:
