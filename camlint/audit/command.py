@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 
 from camlint.audit.papers import Paper
 from camlint.audit.record import FAILED, UNREADABLE, audit_paper
-from camlint.audit.store import Store, records
+from camlint.audit.store import Store, records, well_formed
 from camlint.audit.summary import summarize
 from camlint.check import display_path
 from camlint.core.errors import InputError
@@ -55,9 +55,10 @@ def sorted_records(path: Path) -> Iterator[dict]:
         for line in fh:
             if line.endswith(b"\n"):
                 try:
-                    rid = json.loads(line).get("id")
-                except (ValueError, AttributeError, RecursionError):
-                    rid = None
+                    rec = json.loads(line)
+                except (ValueError, RecursionError):
+                    rec = None
+                rid = rec["id"] if well_formed(rec) else None    # what store.records would yield
                 if isinstance(rid, str):
                     index.append((rid, offset))
             offset += len(line)

@@ -191,4 +191,10 @@ def _manifest_row(raw: dict, line: int, manifest: Path, shown: str, seen: dict, 
                          "or a link that loops); row not audited (--root DIR names a wider folder)", shown, line)
     year = _cell(row, "year")
     return _paper(pid, manifest.parent / where, venue=_cell(row, "venue"), root=str(root),
-                  year=int(year) if year and year.isdigit() else year, title=_cell(row, "title"))
+                  year=_year(year), title=_cell(row, "title"))
+
+
+def _year(cell: str | None) -> int | str | None:
+    """A year of ASCII digits as a number; other text as written (`²` and 5,000-digit years are
+    digits to str.isdigit, and int() raised on them: an internal error)."""
+    return int(cell) if cell and len(cell) <= 6 and cell.isascii() and cell.isdigit() else cell

@@ -39,16 +39,34 @@ def _cut_torn_tail(path: Path) -> None:
 
 def records(path: Path) -> Iterator[dict]:
     """Every complete record, in the order written; unparsable lines are skipped."""
-    with open(path, encoding="utf-8") as fh:
+    with open(path, "rb") as fh:
         for line in fh:
-            if not line.endswith("\n"):
+            if not line.endswith(b"\n"):
                 return
-            try:
-                rec = json.loads(line)
+            try:                                     # bytes that are not UTF-8 are a damaged line too
+                rec = json.loads(line.decode("utf-8"))
             except (ValueError, RecursionError):     # a damaged or planted line: skipped, as torn ones are
                 continue
-            if isinstance(rec, dict) and isinstance(rec.get("id"), str):
+            if well_formed(rec):
                 yield rec
+
+
+_NONE = type(None)
+# the fields every record has (audit/record.base_record) and the types they are written with
+_SHAPE = {"id": str, "path": str, "venue": (str, _NONE), "year": (int, str, _NONE), "title": (str, _NONE),
+          "outcome": str, "error": (str, _NONE), "document": (str, _NONE), "front_end": (str, _NONE),
+          "uses_cam_on_transformer": (bool, _NONE), "status": (dict, _NONE), "citation": (str, _NONE),
+          "presets": list, "findings": dict, "details": list, "seconds": (int, float)}
+
+
+def well_formed(rec) -> bool:
+    """A record as this auditor writes it: a damaged or planted line with the right id but a field
+    missing or of another type (`{"id": "x"}`) ended --resume in a KeyError."""
+    return (isinstance(rec, dict) and all(isinstance(rec.get(k, ...), t) for k, t in _SHAPE.items())
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in (rec["status"] or {}).items())
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in rec["findings"].values())
+            and all(isinstance(p, str) for p in rec["presets"])
+            and all(isinstance(d, list) and len(d) == 5 for d in rec["details"]))
 
 
 class Store:

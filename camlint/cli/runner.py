@@ -23,7 +23,7 @@ class CheckResult:
 
 
 def expand(paths: list[Path], config_for, spec: Path | None = None, skipped: list | None = None,
-           output: Path | None = None) -> tuple[list[Path], list[InputError], list[str]]:
+           output: Path | None = None, displays: dict | None = None) -> tuple[list[Path], list[InputError], list[str]]:
     """Files to check, input errors, and notes (a named YAML file that does not say it is a camspec).
 
     `skipped` collects (display path, why) for each file a folder scan did not read; `output`, the
@@ -51,7 +51,7 @@ def expand(paths: list[Path], config_for, spec: Path | None = None, skipped: lis
         else:
             files.append(p)
             if p.suffix.lower() in SPEC_SUFFIXES and p.is_file() and not declares_camspec(p):
-                notes.append(f"{display_path(p)}: no top-level `camspec: 1` key; checked as a camspec because "
+                notes.append(f"{(displays or {}).get(p) or display_path(p)}: no top-level `camspec: 1` key; checked as a camspec because "
                              "it was named (in a folder it would be skipped)")
     return files, errors, notes
 
@@ -114,7 +114,7 @@ def run_check(paths: list[Path], *, spec: Path | None = None, overrides: CliOver
     result = CheckResult()
     configs: dict = {}
     files, result.errors, result.notes = expand(
-        paths, lambda p: _config_for(p, config_file, overrides, configs), spec, result.skipped, output)
+        paths, lambda p: _config_for(p, config_file, overrides, configs), spec, result.skipped, output, displays)
     if spec is not None and not spec.is_file():
         result.errors.append(InputError("no such spec file", display_path(spec)))
         spec = None

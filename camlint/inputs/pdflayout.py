@@ -106,13 +106,22 @@ def _read_pages_here(data: bytes) -> list:
         pdf.close()
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _char(code: int) -> str:
+    return " " if not code else chr(code) if code <= 0x10FFFF else "\ufffd"
+
+
 def _lines_of(raw, textpage, page_no: int, page_raw=None, width: float = 0.0) -> list[Line]:
     n = min(textpage.count_chars(), MAX_PAGE_CHARS)
     if n <= 0:
         return []
     text = textpage.get_text_range(0, n)
     if len(text) != n:   # characters outside the BMP: fall back to one call per character
-        text = "".join(chr(raw.FPDFText_GetUnicode(textpage.raw, i) or 32) for i in range(n))
+        text = "".join(_char(raw.FPDFText_GetUnicode(textpage.raw, i)) for i in range(n))
+    # a font's ToUnicode map may name half a character (<D800>): no report could encode it
+    text = _SURROGATE.sub("\ufffd", text)
     tp = textpage.raw
     if page_raw is not None:
         text = _drawn_underscores(raw, page_raw, tp, text)

@@ -47,6 +47,15 @@ def _nameable(path: Path) -> bool:
     return len(os.fsencode(str(path))) < PATH_MAX and all(len(os.fsencode(p)) <= NAME_MAX for p in path.parts)
 
 
+def unnameable(path: Path) -> str | None:
+    """Why no file can have this name (resolved_inside places such a name nowhere), else None."""
+    if "\0" in str(path):
+        return "holds a NUL byte, which no file name can"
+    if not _nameable(Path(path)):
+        return f"is longer than a file name or path may be ({NAME_MAX} bytes a name, {PATH_MAX} a path)"
+    return None
+
+
 def utf8_name(path) -> bool:
     """Whether the path is UTF-8 text: a name of other bytes comes back from the OS as lone
     surrogates that no report, cache key or JSON file can encode, so such a file is not read."""

@@ -10,6 +10,8 @@ Reviewers run camlint on untrusted supplements, so the loader
 from __future__ import annotations
 
 import datetime as _dt
+import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +68,7 @@ class LoadedYAML:
 # An explicit `!!bool`, `!!int`, ... on text of another shape reached PyYAML's constructors, which
 # assume the resolver already matched it (`!!bool ""` raised KeyError, `!!timestamp x`
 # AttributeError): such a tag is accepted only on text YAML itself would read as that type.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _TYPED = {f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "null", "timestamp")}
 
 
@@ -85,6 +88,9 @@ def _construct_scalar(event: yaml.ScalarEvent) -> object:
             tag = "tag:yaml.org,2002:str"
         else:
             tag = yaml.SafeLoader.resolve(yaml.SafeLoader, yaml.ScalarNode, event.value, event.implicit)
+    if _SURROGATE.search(event.value):   # "\ud800" escapes a half of a character: no report can encode it
+        raise YAMLInputError(f"value {ascii(event.value[:40])} holds a lone surrogate escape (\\ud800-\\udfff), "
+                             "which is not text", event.start_mark.line + 1, event.start_mark.column + 1)
     if tag == "tag:yaml.org,2002:merge":    # `<<: *anchor` copies a mapping in: aliases are counted, merges are not
         raise YAMLInputError("merge keys (<<) are not allowed: write the keys out",
                              event.start_mark.line + 1, event.start_mark.column + 1)
@@ -160,7 +166,7 @@ def _compose(events, max_depth: int) -> _Node | None:
     return root
 
 
-def _to_data(root: _Node, max_nodes: int) -> LoadedYAML:
+def _to_data(root: _Node, max_nodes: int, max_depth: int) -> LoadedYAML:
     out = LoadedYAML(None)
     budget = [max_nodes]
 
@@ -174,6 +180,8 @@ def _to_data(root: _Node, max_nodes: int) -> LoadedYAML:
         if budget[0] < 0:
             raise YAMLInputError(f"the document expands to more than {max_nodes} values "
                                  "(recursive or exponential aliases?)", node.line, node.col)
+        if len(path) > max_depth:   # an alias of a deep value inside another deep value, repeated
+            raise YAMLInputError(f"nesting deeper than {max_depth} levels (through aliases)", node.line, node.col)
         out.positions[path] = (node.line, node.col)
         if node.kind == "scalar":
             return node.value
@@ -195,7 +203,40 @@ def _to_data(root: _Node, max_nodes: int) -> LoadedYAML:
     return out
 
 
+# Parses of this run by text: N manuscripts naming one 2 MB spec (`% camspec:` or --spec) parsed
+# it N times (minutes). A copy is handed out, so no caller's change reaches another's spec.
+_PARSED: OrderedDict = OrderedDict()
+_PARSED_ENTRIES = 4
+
+
 def loads(text: str, *, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> LoadedYAML:
+    if max_nodes > MAX_NODES:    # a hand-label file (10 M values) is read once: not kept for the run
+        return _loads(text, max_depth, max_nodes)
+    key = (text, max_depth, max_nodes)
+    if key not in _PARSED:
+        try:
+            _PARSED[key] = _loads(text, max_depth, max_nodes)
+        except YAMLInputError as exc:
+            _PARSED[key] = exc
+        if len(_PARSED) > _PARSED_ENTRIES:
+            _PARSED.popitem(last=False)
+    _PARSED.move_to_end(key)
+    found = _PARSED[key]
+    if isinstance(found, YAMLInputError):
+        raise YAMLInputError(found.message, found.line, found.col)
+    return LoadedYAML(_copied(found.data), dict(found.positions), dict(found.key_positions), list(found.warnings))
+
+
+def _copied(value: object) -> object:
+    """A copy of the containers (the scalars are immutable); nesting is bounded by MAX_DEPTH."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    return value
+
+
+def _loads(text: str, max_depth: int, max_nodes: int) -> LoadedYAML:
     try:
         events = yaml.parse(text, Loader=yaml.SafeLoader)
         root = _compose(events, max_depth)
@@ -206,7 +247,7 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) 
         raise YAMLInputError(f"YAML syntax error: {problem}", line, col) from None
     except yaml.YAMLError as exc:
         raise YAMLInputError(f"YAML error: {exc}") from None
-    return _to_data(root, max_nodes)
+    return _to_data(root, max_nodes, max_depth)
 
 
 def read_text(path: Path, max_bytes: int = MAX_BYTES) -> str:

@@ -11,16 +11,17 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from camlint.inputs.latex.source import VERBATIM_ENVS, SourceFile, read_source, verbatim_envs_defined
 from camlint.rules.base import Hit
 from camlint.rules.input import INCLUDE_CYCLE, INCLUDE_MISSING, INCLUDE_OUTSIDE_PROJECT, UNREADABLE_INPUT
-from camlint.safety.paths import LinkLoop, inside, resolved_inside
+from camlint.safety.paths import LinkLoop, inside, resolved_inside, unnameable
 
 MAX_FILES = 500
 MAX_PROJECT_BYTES = 64 * 1024 * 1024
+MAX_BIB_NAMES = 200
 
 _INCLUDE = re.compile(
     r"\\(?P<cmd>input|include|subfile|subimport\*?|import\*?|inputfrom|subinputfrom)"
@@ -87,6 +88,8 @@ class _Reader:
         self.project, self.main_display, self.verbatim = project, main_display, verbatim
         self.seen: dict[Path, SourceFile] = {main_resolved: project.main}
         self.total = len(project.main.text)
+        self.bib_names: set[str] = set()
+        self.resolved: dict[tuple[Path, str], tuple[Path | None, list[Hit]]] = {}
 
     def visit(self, src: SourceFile, base: Path, stack: list[Path]) -> None:
         self.project.files.append(src)
@@ -123,8 +126,26 @@ class _Reader:
         else:
             child_base = None
         line, col = src.line_col(m.start())
-        target = _resolve(self.project, src, child_base if child_base is not None else base, name, line, col)
+        if _names_folder(name):
+            self.project.problems.append(INCLUDE_MISSING.hit(
+                f"{m.group(0).strip()[:200]} names a folder, not a file: nothing is read "
+                "(name the .tex file in it)", src.display, line, col))
+            return None
+        target = self._resolved(src, child_base if child_base is not None else base, name, line, col)
         return None if target is None else (name, target, child_base, line, col)
+
+    def _resolved(self, src: SourceFile, base: Path, name: str, line: int, col: int) -> Path | None:
+        """_resolve once per (folder, name): 40,000 `\\input{x}` lines cost 40,000 path resolutions
+        (seconds per 400 KB); a repeat gets the first one's target and finding, at its own line."""
+        problems = self.project.problems
+        if (base, name) in self.resolved:
+            target, hits = self.resolved[(base, name)]
+            problems.extend(replace(h, file=src.display, line=line, col=col) for h in hits)
+            return target
+        n = len(problems)
+        target = _resolve(self.project, src, base, name, line, col)
+        self.resolved[(base, name)] = (target, problems[n:])
+        return target
 
     def _child(self, src: SourceFile, name: str, target: Path, stack: list[Path], line: int, col: int):
         """The included file, read; None when it is skipped (read already, a cycle, a limit)."""
@@ -152,16 +173,34 @@ class _Reader:
         return child
 
     def _bibliographies(self, src: SourceFile) -> None:
-        root, bib_files = self.project.root, self.project.bib_files
         for m in _BIB.finditer(src.masked):
-            for name in m.group(1).split(","):
-                for cand in _candidates(root, name.strip()) if name.strip().endswith(".bib") else [root / (name.strip() + ".bib")]:
-                    try:
-                        res = resolved_inside(cand, root)
-                    except LinkLoop:
-                        continue
-                    if res is not None and res.is_file() and res not in bib_files:
-                        bib_files.append(res)
+            for name in {n.strip(): None for n in m.group(1).split(",")}:
+                if name in self.bib_names:    # each name resolved once, at most MAX_BIB_NAMES: a line of
+                    continue                  # `a,a,a,...` cost a path resolution per two bytes
+                if len(self.bib_names) == MAX_BIB_NAMES:
+                    self.project.problems.append(UNREADABLE_INPUT.hit(
+                        f"more than {MAX_BIB_NAMES} bibliography files named; the rest are not read",
+                        src.display, *src.line_col(m.start())))
+                    return
+                self.bib_names.add(name)
+                self._bibliography(name)
+
+    def _bibliography(self, name: str) -> None:
+        root, bib_files = self.project.root, self.project.bib_files
+        for cand in _candidates(root, name) if name.endswith(".bib") else [root / (name + ".bib")]:
+            try:
+                res = resolved_inside(cand, root)
+            except LinkLoop:
+                continue
+            if res is not None and res.is_file() and res not in bib_files:
+                bib_files.append(res)
+
+
+def _names_folder(name: str) -> bool:
+    """`.`, `..`, `sub/`, `sub/..`: pathlib drops a trailing `.` and `/`, so `\\input{.}` probed the
+    sibling file `<folder>.tex` and was reported as outside the project."""
+    name = name.strip().strip('"').replace("\\", "/")
+    return name.endswith("/") or name.rsplit("/", 1)[-1] in (".", "..")
 
 
 def _in_raw_block(src: SourceFile, offset: int) -> bool:
@@ -175,7 +214,12 @@ def _resolve(project: Project, src: SourceFile, base: Path, name: str, line: int
         project.problems.append(INCLUDE_OUTSIDE_PROJECT.hit(
             f"{name} is an absolute path outside the project; not read", src.display, line, col))
         return None
-    for cand in _candidates(base, name):
+    cands = [c for c in _candidates(base, name) if unnameable(c.absolute()) is None]
+    if not cands:   # resolved_inside places such a name nowhere, which read as "outside the project"
+        why = unnameable(_candidates(base, name)[-1].absolute())
+        project.problems.append(INCLUDE_MISSING.hit(f"{name[:80]!r} {why}; not read", src.display, line, col))
+        return None
+    for cand in cands:
         try:
             res = resolved_inside(cand, project.root)
         except LinkLoop:   # a.tex -> b.tex -> a.tex
@@ -188,5 +232,8 @@ def _resolve(project: Project, src: SourceFile, base: Path, name: str, line: int
             return None
         if res.exists() and not res.is_dir():   # a FIFO or device is refused when read (CAM005)
             return res
-    project.problems.append(INCLUDE_MISSING.hit(f"included file {name} not found", src.display, line, col))
+    folder = any(c.is_dir() for c in cands)
+    project.problems.append(INCLUDE_MISSING.hit(f"{name} is a folder, not a file: nothing is read (name the .tex "
+                                                "file in it)" if folder else f"included file {name} not found",
+                                                src.display, line, col))
     return None
