@@ -1,0 +1,128 @@
+"""Classes of writing met on heldout15-21 for the keys model, method, layer, location, target and
+implementation: each test is a small manuscript of our own sentences, in at least two phrasings,
+checked end to end through `camlint check`. One test per class of writing, never per sentence."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import item_of, lint_tex
+
+MODEL = "We fine-tune a ViT-B/16 (vit_base_patch16_224.augreg_in21k) on our images."
+
+
+def _cam(tmp_path, sentence: str, model: str = MODEL) -> dict:
+    return lint_tex(tmp_path, f"\\section{{Model}}\n{model}\n\\section{{Grad-CAM maps}}\n"
+                              f"We compute Grad-CAM maps at the last block of the ViT. {sentence}\n")
+
+
+# -- target: the class named as the modifier of the score ("the melanoma logit") -------------------
+
+@pytest.mark.parametrize("sentence", [
+    "The gradient is taken of the melanoma logit.",
+    "We backpropagate the sum of the building-class logits over all pixels predicted as building.",
+    "Gradients flow from the pre-softmax lesion logits of every pixel segmented as lesion.",
+])
+def test_a_class_named_as_the_modifier_of_its_logit_is_the_class(tmp_path, sentence):
+    status, value = item_of(_cam(tmp_path, sentence), "target")
+    assert status == "reported", value
+    assert value["kind"] == "logit"
+
+
+# -- target: the class named after the word class, or without an article -------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "The target is the raw logit of the class \\emph{cirrhosis}, also for negative scans.",
+    "The gradient was computed with respect to the softmax probability of AMD class.",
+    "Maps are computed with respect to the pre-softmax output for the background (negative) class.",
+])
+def test_a_class_named_after_the_word_class_is_the_class(tmp_path, sentence):
+    status, value = item_of(_cam(tmp_path, sentence), "target")
+    assert status == "reported", value
+
+
+@pytest.mark.parametrize("sentence", [
+    "The output corresponding to the effusion label was used as the target.",
+    "We backpropagate the output associated with the fracture class.",
+])
+def test_an_output_tied_to_a_named_label_is_a_partial_target(tmp_path, sentence):
+    status, value = item_of(_cam(tmp_path, sentence), "target")
+    assert status == "partial", value
+    assert value.get("class"), value
+
+
+# -- target: an image-text similarity names its text as the class --------------------------------
+
+CLIP = "We use the OpenAI CLIP ViT-B/16 image encoder (openai/clip-vit-base-patch16)."
+
+
+@pytest.mark.parametrize("sentence", [
+    "Given a caption $c$, the target is the cosine similarity between the normalised image and text embeddings.",
+    "For a text prompt $p$ we differentiate the similarity between picture and sentence.",
+])
+def test_an_image_text_similarity_is_explained_for_its_text(tmp_path, sentence):
+    status, value = item_of(_cam(tmp_path, sentence, CLIP), "target")
+    assert status == "reported", value
+    assert value["kind"] == "similarity"
+
+
+# -- target: a generative model explains the token or answer it generated ------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "We take as target the log-probability of the generated caption under the decoder.",
+    "The gradient of the log-probability of $y_k$ given the preceding words is taken.",
+])
+def test_the_log_probability_of_the_generated_output_names_its_class(tmp_path, sentence):
+    status, value = item_of(_cam(tmp_path, sentence), "target")
+    assert status == "reported", value
+    assert value["kind"] == "log_softmax"
+
+
+# -- target: the predicted class in other words ---------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "The target is the raw logit of the top predicted species.",
+    "We explain the logit of whatever bird the network ranks first.",
+])
+def test_the_predicted_class_in_other_words(tmp_path, sentence):
+    status, value = item_of(_cam(tmp_path, sentence), "target")
+    assert status == "reported", value
+    assert value["class"] == "predicted"
+
+
+def test_a_logit_named_after_the_task_does_not_conflict_with_the_class(tmp_path):
+    doc = lint_tex(tmp_path, "\\begin{abstract}We derive a signed variant of HiResCAM that propagates the "
+                   "gradient of the fall logit through the ViT to its token grid.\\end{abstract}\n"
+                   "\\section{Model}\n" + MODEL + "\n\\section{HiResCAM maps}\nWe compute HiResCAM at the last "
+                   "block. The target of the explanation is the pre-sigmoid logit of the fallen-person class.\n")
+    assert not [f for f in doc["findings"] if f["code"] == "CAM209"], doc["findings"]
+
+
+# -- implementation: the authors' own code in other words (partial: no library, no release) -------
+
+@pytest.mark.parametrize("sentence", [
+    "Heatmaps are produced by an in-house Python module running on our cluster.",
+    "All code is our own Rust port of the method.",
+    "The implementation was realised by the authors in JAX 0.4.",
+    "Everything was implemented in-house in TensorFlow.",
+    "The map computation is a small script of our own.",
+    "We implemented the maps in PyTorch 2.0 with a pair of hooks on the encoder.",
+    "Our code builds on \\texttt{timm} and hooks the last block.",
+    "A colleague from the physics department wrote the code we used.",
+])
+def test_own_code_in_other_words_is_a_partial_implementation(tmp_path, sentence):
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n"
+                             f"We compute Grad-CAM maps at the last block of the ViT.\n"
+                             f"\\section{{Deployment}}\n{sentence}\n")
+    status, value = item_of(doc, "implementation")
+    assert status == "partial", value
+
+
+# -- implementation: a named code base pinned to a release, tag or commit ------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "We use the BLIP code at commit 3f9a2c1 for all maps.",
+    "This note documents the release \\texttt{heatkit 1.3.0} (git tag \\texttt{v1.3.0}) of our tool.",
+])
+def test_a_named_code_base_pinned_to_a_revision_is_reported(tmp_path, sentence):
+    status, value = item_of(_cam(tmp_path, sentence), "implementation")
+    assert status == "reported", value
