@@ -126,3 +126,34 @@ def test_own_code_in_other_words_is_a_partial_implementation(tmp_path, sentence)
 def test_a_named_code_base_pinned_to_a_revision_is_reported(tmp_path, sentence):
     status, value = item_of(_cam(tmp_path, sentence), "implementation")
     assert status == "reported", value
+
+
+# -- model: the weights named in other ways -------------------------------------------------------
+
+def _model(tmp_path, sentence: str, title: str = "Model") -> dict:
+    return lint_tex(tmp_path, f"\\section{{{title}}}\n{sentence}\n\\section{{Grad-CAM maps}}\n"
+                              "We compute Grad-CAM maps at the last block of the transformer.\n")
+
+
+@pytest.mark.parametrize("sentence", [
+    # a timm name taken from timm (any token-based family, not only vit_/deit_)
+    "We started from a DeiT-Tiny (the distilled one, deit_tiny_distilled_patch16_224 from the timm library) "
+    "and retrained it on our scans.",
+    "We use \\texttt{cait_s24_224} from timm (ImageNet-1k weights), fine-tuned for 20 epochs.",
+    # the releasing authors of a family named after the weights
+    "DeiT-S (\\texttt{deit_small_patch16_224}, ImageNet-1k weights from the DeiT authors), fine-tuned on X-rays.",
+    # a family with one release per variant, named after the variant
+    "Tiles are classified with a ViT-B/8 encoder initialised from self-supervised DINO weights.",
+    # a hub id called a checkpoint
+    "Our backbone is PlantCLIP (checkpoint \\texttt{greenlab/plant-clip} on the Hugging Face hub).",
+])
+def test_weights_named_in_other_ways_make_the_model_reported(tmp_path, sentence):
+    status, value = item_of(_model(tmp_path, sentence), "model")
+    assert status == "reported", value
+
+
+@pytest.mark.parametrize("title", ["Reference model and regression test", "Reference configuration"])
+def test_a_section_titled_reference_something_is_not_the_bibliography(tmp_path, title):
+    doc = _model(tmp_path, "The regression test runs the default configuration on timm "
+                           "\\texttt{vit_small_patch16_224.augreg_in21k_ft_in1k}.", title)
+    assert item_of(doc, "model")[0] == "reported", doc["checklist"]["model"]

@@ -17,7 +17,8 @@ def _mention(key, slot, value, s: Sentence, m: re.Match, strength: int = 1) -> M
 
 def _arch_specificity(text: str) -> int:
     t = text.lower()
-    if re.match(r"^(vit|deit|swin|beit|eva)\d*_", t):
+    if re.match(r"^(vit|deit|swin|beit|eva|crossvit|cait|xcit|levit|pvt_v2|twins|mvitv2|maxvit|volo|mobilevit|"
+                r"efficientformer|convit|tnt)\w*?\d*_", t):
         return 3
     if "/" in t or re.search(r"-(ti|t|s|b|l|h|tiny|small|base|large|huge)\b", t):
         return 2
