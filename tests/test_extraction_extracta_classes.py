@@ -157,3 +157,51 @@ def test_a_section_titled_reference_something_is_not_the_bibliography(tmp_path, 
     doc = _model(tmp_path, "The regression test runs the default configuration on timm "
                            "\\texttt{vit_small_patch16_224.augreg_in21k_ft_in1k}.", title)
     assert item_of(doc, "model")[0] == "reported", doc["checklist"]["model"]
+
+
+# -- layer: blocks named as a list of module names, or by apposition -----------------------------
+
+@pytest.mark.parametrize("sentence,blocks", [
+    ("We apply LayerCAM to the outputs of blocks.3, blocks.7 and blocks.11; the three maps are fused by "
+     "an elementwise maximum.", [3, 7, 11]),
+    ("Grad-CAM is applied to layers[4], layers[8] and layers[11], and the maps are combined by a pixel-wise max.",
+     [4, 8, 11]),
+])
+def test_a_list_of_block_modules_is_the_layer(tmp_path, blocks, sentence):
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n{sentence}\n")
+    status, value = item_of(doc, "layer")
+    assert status == "reported", value
+    assert value["blocks"] == blocks and value.get("combine") == "max", value
+
+
+@pytest.mark.parametrize("sentence", [
+    "We took the attention matrices of the block we consider most telling, namely the final one.",
+    "Maps come from the layer that gave the sharpest maps, that is, the last one.",
+])
+def test_a_block_named_by_apposition_is_the_layer(tmp_path, sentence):
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n{sentence}\n")
+    status, value = item_of(doc, "layer")
+    assert status == "reported", value
+    assert value["block"] == -1
+
+
+@pytest.mark.parametrize("aside", [
+    "as our collaborators advised that the very last layer gives noisy maps",
+    "as earlier studies found that the final layer is too coarse",
+])
+def test_a_layer_named_in_a_reason_clause_is_not_the_setting(tmp_path, aside):
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n"
+                             f"The Grad-CAM maps were taken from one of the later layers, {aside}.\n")
+    assert item_of(doc, "layer")[0] == "partial", doc["checklist"]["layer"]
+
+
+# -- location: the block output described by what it comes after -------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Grad-CAM weights are applied to the token activations of the last block, taken after the block's "
+    "residual connection and MLP.",
+    "We hook the tokens of the final block after its MLP and residual addition.",
+])
+def test_the_tokens_after_the_mlp_and_residual_are_the_block_output(tmp_path, sentence):
+    doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n{sentence}\n")
+    assert item_of(doc, "location") == ("reported", "F6"), doc["checklist"]["location"]
