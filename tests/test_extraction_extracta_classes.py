@@ -205,3 +205,17 @@ def test_a_layer_named_in_a_reason_clause_is_not_the_setting(tmp_path, aside):
 def test_the_tokens_after_the_mlp_and_residual_are_the_block_output(tmp_path, sentence):
     doc = lint_tex(tmp_path, f"\\section{{Model}}\n{MODEL}\n\\section{{Grad-CAM maps}}\n{sentence}\n")
     assert item_of(doc, "location") == ("reported", "F6"), doc["checklist"]["location"]
+
+
+# -- a notation-heavy paper: the procedure in sections titled Setting and Definition --------------
+
+def test_a_notation_heavy_paper_states_layer_and_target_in_math(tmp_path):
+    doc = lint_tex(tmp_path, "\\title{Gradient-weighted attention maps, formally}\n\\begin{abstract}We define "
+                   "gradient-weighted attention for a pre-norm encoder.\\end{abstract}\n\\maketitle\n"
+                   "\\section{Setting}\nLet $f$ be the official DINO ViT-B/16 release with a linear head.\n"
+                   "\\section{Definition}\nLet $k^\\ast=\\arg\\max_k z_k(x)$ and $y=z_{k^\\ast}(x)$, the "
+                   "pre-softmax logit. Fix $l=L$ (last block). The map is $M=[\\partial y/\\partial A \\odot A]_+$ "
+                   "averaged over the heads; its [CLS] row over the 196 patch tokens is kept.\n")
+    assert item_of(doc, "layer") == ("reported", {"block": -1}), doc["checklist"]["layer"]
+    assert item_of(doc, "target")[0] == "reported", doc["checklist"]["target"]
+    assert item_of(doc, "location")[0] != "reported", doc["checklist"]["location"]   # "pre-norm encoder" names none
