@@ -219,3 +219,12 @@ def test_a_notation_heavy_paper_states_layer_and_target_in_math(tmp_path):
     assert item_of(doc, "layer") == ("reported", {"block": -1}), doc["checklist"]["layer"]
     assert item_of(doc, "target")[0] == "reported", doc["checklist"]["target"]
     assert item_of(doc, "location")[0] != "reported", doc["checklist"]["location"]   # "pre-norm encoder" names none
+
+
+@pytest.mark.parametrize("sentence", [
+    "Overlays show Grad-CAM for the benign class.",
+    "The heatmaps are computed for the pneumonia class in every case.",
+])
+def test_maps_shown_for_a_named_class_state_the_class_only(tmp_path, sentence):
+    status, value = item_of(_cam(tmp_path, sentence), "target")
+    assert status == "partial" and value.get("class"), value
