@@ -228,3 +228,8 @@ def test_a_notation_heavy_paper_states_layer_and_target_in_math(tmp_path):
 def test_maps_shown_for_a_named_class_state_the_class_only(tmp_path, sentence):
     status, value = item_of(_cam(tmp_path, sentence), "target")
     assert status == "partial" and value.get("class"), value
+
+
+def test_an_article_is_never_the_named_class(tmp_path):
+    doc = _cam(tmp_path, "The target is the unnormalised logit of the class predicted by the linear probe.")
+    assert item_of(doc, "target")[1].get("class") != "the", doc["checklist"]["target"]
