@@ -233,3 +233,12 @@ def test_maps_shown_for_a_named_class_state_the_class_only(tmp_path, sentence):
 def test_an_article_is_never_the_named_class(tmp_path):
     doc = _cam(tmp_path, "The target is the unnormalised logit of the class predicted by the linear probe.")
     assert item_of(doc, "target")[1].get("class") != "the", doc["checklist"]["target"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Target is the class of lesion which the model predict.",
+    "The gradient is taken for the label that the network predict on each tile.",
+])
+def test_the_predicted_class_in_non_native_grammar(tmp_path, sentence):
+    status, value = item_of(_cam(tmp_path, sentence), "target")
+    assert value.get("class") == "predicted", value
