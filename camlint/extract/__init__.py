@@ -93,7 +93,7 @@ class VocabularyRelevance:
         titled = cam_titled(sections, v)    # a section titled about the maps is in scope: read it all
         # CAM named only outside the paper's own sections (abstract, a comparison): its method
         # sections may describe the map without naming it (scope.unnamed_method_sections)
-        unnamed = {sec.index for sec in sections if sec.role == "method"} if cam_sections and not any(
+        unnamed = {sec.index for sec in sections if sec.role in ("method", "other")} if cam_sections and not any(
             sec.role in ("method", "appendix", "other") for sec in sections if sec.index in cam_sections) else set()
         return cam_sections | settings | titled | inherited(sections, titled, v) | unnamed
 

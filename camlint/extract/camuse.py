@@ -134,7 +134,8 @@ def unnamed_method_sections(sections, sentences, cam_sections: set[int], vocab: 
         return set()
     maps, anatomy = set(), set()
     for s in sentences:
-        if s.section.role == "method":
+        # ("other": a notation-heavy paper's "Setting" and "Definition" sections state the procedure)
+        if s.section.role in ("method", "other"):
             if vocab.map_words.search(s.low):
                 maps.add(s.section.index)
             if vocab.phrases["anatomy_transformer"].search(s.low):

@@ -19,7 +19,9 @@ MAX_EVIDENCE = 4
 
 # A mention in a clause that gives a reason or sets something apart ("rather than from the
 # last, because the last block ...") is not the statement of the setting.
-_ASIDE = re.compile(r"\b(?:because|since|whereas|unlike|rather than|instead of|as opposed to)\b")
+_ASIDE = re.compile(r"\b(?:because|since|whereas|unlike|rather than|instead of|as opposed to)\b"
+                    # "..., as our colleagues advised that the very last layer gives blurry maps"
+                    r"|\bas (?:[\w'-]+ ){1,3}(?:advised|suggested|recommended|noted|observed|reported|found|warned)\b")
 
 
 def best(mentions: list[Mention]) -> Mention | None:
@@ -32,6 +34,10 @@ def best(mentions: list[Mention]) -> Mention | None:
     ranks = [((id(m.sentence), m.slot) not in listed, not _ASIDE.search(clause_before(m.sentence.low, m.start)))
              + m.rank() for m in mentions]
     return mentions[ranks.index(max(ranks))]
+
+
+def _aside(m: Mention) -> bool:
+    return bool(_ASIDE.search(clause_before(m.sentence.low, m.start)))
 
 
 def _listing_sentences(mentions: list[Mention]) -> set[tuple[int, str]]:
@@ -123,6 +129,11 @@ def decide_layer(mentions: list[Mention], one_based: bool = False) -> tuple[obje
             return None, []
         return _vague_value(vague), evidence_of(vague, best(vague))
     chosen = best(where)
+    vague = [m for m in mentions if m.vague and m.slot == "where" and not _aside(m)]
+    if _aside(chosen) and vague:
+        # the only block named is in a reason ("..., as colleagues advised that the last layer is
+        # blurry"); the statement itself says "one of the later layers"
+        return _vague_value(vague), evidence_of(vague, best(vague))
     value = dict(chosen.value) if isinstance(chosen.value, dict) else {"block": chosen.value}
     value.pop("ordinal", None)
     if one_based and chosen.data.get("counted"):

@@ -74,6 +74,8 @@ def _parse(entry: Entry, m: re.Match) -> tuple[object, dict] | None:
         return ({"block": -n}, {}) if n else None
     if kind == "list":
         return _block_list(g["list"])
+    if kind == "code_list":     # module names carry code indices: never shifted for one-based prose
+        return {"blocks": [int(x) for x in re.findall(r"-?\d+", g["list"])]}, {}
     if kind == "positions":
         return _positions(g["list"])
     if kind == "index_of":     # "layer 11 of 12": counted from one out of the total

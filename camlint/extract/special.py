@@ -17,7 +17,8 @@ def _mention(key, slot, value, s: Sentence, m: re.Match, strength: int = 1) -> M
 
 def _arch_specificity(text: str) -> int:
     t = text.lower()
-    if re.match(r"^(vit|deit|swin|beit|eva)\d*_", t):
+    if re.match(r"^(vit|deit|swin|beit|eva|crossvit|cait|xcit|levit|pvt_v2|twins|mvitv2|maxvit|volo|mobilevit|"
+                r"efficientformer|convit|tnt)\w*?\d*_", t):
         return 3
     if "/" in t or re.search(r"-(ti|t|s|b|l|h|tiny|small|base|large|huge)\b", t):
         return 2
@@ -26,7 +27,7 @@ def _arch_specificity(text: str) -> int:
 
 def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
     """Architecture and weights of the transformer, from any section but related work."""
-    arch_m, weight_m, vague_m = [], [], []
+    arch_m, weight_m, vague_m, registry_m = [], [], [], []
     units_with_arch = set()
     for s in sentences:
         if not scope.role_ok(s) or s.section.role == "introduction" or scope.is_cnn_only(s):
@@ -40,7 +41,7 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
             arch_m.append(_mention("model", "arch", name, s, m, _arch_specificity(name)))
             units_with_arch.add(id(s.unit))
             if _registry_weights(vocab, s.low, name, m.start()):
-                weight_m.append(_mention("model", "weights", f"timm pretrained weights of {name}", s, m, 2))
+                registry_m.append(_mention("model", "weights", f"timm pretrained weights of {name}", s, m, 2))
         for rx in vocab.model["weights_ids"]:
             for m in rx.finditer(s.low):
                 weight_m.append(_mention("model", "weights", s.text[m.start():m.end()].strip(), s, m, 3))
@@ -50,6 +51,7 @@ def decide_model(sentences: list[Sentence], scope: Scope, vocab: Vocabulary):
                                          s, m, 2))
         for m in vocab.model["vague_weights"].finditer(s.low):
             vague_m.append(_mention("model", "weights", " ".join(s.text[m.start():m.end()].split()), s, m))
+    weight_m += registry_m     # read from a timm name: a release stated in words wins a tie (max keeps the first)
     # weights count where the paragraph also names the transformer (not a CNN's weights), or where
     # an exact id names them and no CNN (microsoft/dit-base-...: the id is the architecture too)
     weight_m = [m for m in weight_m if id(m.sentence.unit) in units_with_arch or

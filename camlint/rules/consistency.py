@@ -260,8 +260,8 @@ def _prose_target(a, slot: str):
     for m in found:
         per_sentence.setdefault(id(m.sentence), set()).add(m.value)
     single = [m for m in found if len(per_sentence[id(m.sentence)]) == 1]   # "X class, the positive class"
-    if slot == "class":
-        return [m for m in single if not _task_prediction(m, cue)]
+    if slot == "class":     # strength 0: a class read from a logit's modifier only ("the intent logit")
+        return [m for m in single if not _task_prediction(m, cue) and m.strength > 0]
     return single if slot != "kind" else [m for m in single if cue.search(m.sentence.low)]
 
 

@@ -41,6 +41,9 @@ class Chunk:
     section: int      # index of the section it stands in
 
 
+_BIBLIOGRAPHY_TITLE = re.compile(r"(?:[\d.]+\s*)?(?:references?|bibliography|works cited)(?:\s+(?:list|cited|and notes))?\W*")
+
+
 @functools.lru_cache(maxsize=1)
 def _role_words() -> tuple[tuple[str, tuple[str, ...]], ...]:
 
@@ -50,6 +53,10 @@ def _role_words() -> tuple[tuple[str, tuple[str, ...]], ...]:
 def role_of(title: str, appendix: bool) -> str:
     t = title.lower()
     for role, words in _role_words():
+        # a bibliography's title is the word alone ("References", "Reference list"); "Reference
+        # model and regression test" or "Reference configuration" is the paper's own content
+        if role == "references" and not _BIBLIOGRAPHY_TITLE.fullmatch(t.strip()):
+            continue
         if any(w in t for w in words):
             return "appendix" if appendix and role not in ("references", "acknowledgements") else role
     return "appendix" if appendix else "other"
