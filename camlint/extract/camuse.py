@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from camlint.core.values import method_name
+from camlint.core.wording import low
 from camlint.extract.vocab import Vocabulary
 
 # a negator governing the name: "no Grad-CAM", "not Grad-CAM", "without (any) Grad-CAM"
@@ -128,15 +129,34 @@ def _compared(text: str, vocab: Vocabulary) -> bool:
 def unnamed_method_sections(sections, sentences, cam_sections: set[int], vocab: Vocabulary) -> set[int]:
     """Where no section of the paper's own work is about CAM by its title or words, the method
     sections that speak of maps and of a transformer's parts ("the 196 patch tokens form a 14x14
-    map A"; a variant described but never named) are where the procedure is stated."""
-    own = {"method", "appendix", "other"}
-    if any(sec.role in own for sec in sections if sec.index in cam_sections):
+    map A"; a variant described but never named) are where the procedure is stated. Where the map
+    is the paper's contribution (its title or abstract names it), a section of any other title
+    ("Setting", "Definition") that speaks of the transformer's parts or defines the map states it too."""
+    if any(sec.role in UNNAMED_ROLES for sec in sections if sec.index in cam_sections):
         return set()
-    maps, anatomy = set(), set()
+    maps, anatomy, other = set(), set(), set()
+    contribution = False
     for s in sentences:
-        if s.section.role == "method":
+        if s.unit.kind == "title" or s.section.role == "abstract":
+            contribution = contribution or bool(vocab.cam_triggers.search(s.low))
+        if s.section.role in ("method", "other"):
             if vocab.map_words.search(s.low):
                 maps.add(s.section.index)
             if vocab.phrases["anatomy_transformer"].search(s.low):
                 anatomy.add(s.section.index)
-    return maps & anatomy
+            if s.section.role == "other" and not vocab.other_section.search(low(s.section.title or "")):
+                other.add(s.section.index)
+    method = {i for i in maps & anatomy if i not in other}
+    return method | ((maps | anatomy) & other if contribution else set())
+
+
+UNNAMED_ROLES = frozenset({"method", "appendix", "other"})
+
+
+def unnamed_candidates(sections, cam_sections: set[int], vocab: Vocabulary) -> set[int]:
+    """Sections to parse in full where CAM is named only outside the paper's own sections: the
+    method sections, and those of any other title but data, training, results (unnamed_method_sections)."""
+    if not cam_sections or any(sec.role in UNNAMED_ROLES for sec in sections if sec.index in cam_sections):
+        return set()
+    return {sec.index for sec in sections if sec.role == "method" or sec.role == "other"
+            and not vocab.other_section.search(low(sec.title or ""))}
