@@ -32,3 +32,43 @@ def test_a_section_that_defines_the_map_is_the_cam_scope_whatever_its_title(tmp_
     assert item_of(doc, "layer")[0] == "reported"
     assert item_of(doc, "tokens")[0] == "reported"
     assert item_of(doc, "reshape")[0] == "reported"
+
+
+CNN_WITH_A_TRANSFORMER_NAME = r"""\title{PollenFormer: Counting Pollen Types in Honey Micrographs}
+\begin{abstract}
+We present PollenFormer, a small network for pollen type classification, and use Grad-CAM to check what it attends to.
+\end{abstract}
+\section{Introduction}
+Pollen analysis of honey is slow; vision transformers need more data than apiaries provide.
+\section{Methods}
+\subsection{Network}
+Despite its name, PollenFormer is a purely convolutional network: five stages of 3x3 convolutions
+with batch normalisation, followed by global average pooling and a linear classifier.
+\subsection{Grad-CAM}
+Grad-CAM was computed on the output of the fifth stage with the logit of the predicted type.
+Maps are bilinearly upsampled to the input size.
+\section{Results}
+PollenFormer reaches 91.0\% accuracy, against 87.5\% for a fine-tuned DeiT-S.
+\section{Conclusion}
+A convolutional design beats a fine-tuned DeiT-S on small pollen sets, and its Grad-CAM maps follow the pollen walls.
+"""
+
+
+def test_despite_its_name_a_convolutional_model_is_a_cnn_for_the_whole_paper(tmp_path):
+    """The paper's own model is a CNN whatever its name; the transformer is only an accuracy
+    comparator: a Grad-CAM section naming no model explains the paper's own (convolutional) model."""
+    doc = lint_tex(tmp_path, CNN_WITH_A_TRANSFORMER_NAME)
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_a_transformer_the_paper_presents_keeps_its_unnamed_grad_cam_section(tmp_path):
+    """The same layout where the paper's own model is a transformer: the maps are the transformer's."""
+    text = CNN_WITH_A_TRANSFORMER_NAME.replace(
+        "Despite its name, PollenFormer is a purely convolutional network: five stages of 3x3 convolutions\n"
+        "with batch normalisation, followed by global average pooling and a linear classifier.",
+        "PollenFormer is a ViT-S/16 fine-tuned on 4,000 micrographs.").replace(
+        "the output of the fifth stage", "the output of the last block").replace(
+        "against 87.5\\% for a fine-tuned DeiT-S", "against 87.5\\% for a ResNet-50").replace(
+        "A convolutional design beats a fine-tuned DeiT-S", "Our transformer beats a ResNet-50")
+    doc = lint_tex(tmp_path, text)
+    assert doc["uses_cam_on_transformer"] is True

@@ -78,7 +78,8 @@ class VocabularyRelevance:
             return True
         v, text = vocabulary(), low(chunk)
         return bool(v.prefilter.search(text)) or (
-            "\\begin{tabular" not in text and bool(v.prefilter_models.search(text)))
+            "\\begin{tabular" not in text and bool(v.prefilter_models.search(text))) or \
+            bool(v.phrases["name_kind_correction"].search(text))   # "despite its name, X is a CNN"
 
     def cam(self, raw: str) -> bool:
         return bool(vocabulary().cam_triggers.search(low(raw)))

@@ -160,3 +160,39 @@ def unnamed_candidates(sections, cam_sections: set[int], vocab: Vocabulary) -> s
         return set()
     return {sec.index for sec in sections if sec.role == "method" or sec.role == "other"
             and not vocab.other_section.search(low(sec.title or ""))}
+
+
+def model_names(vocab: Vocabulary, text: str):
+    """(kind, start, end) of every model named in `text`."""
+    for kind, rx in (("transformer", vocab.transformer), ("cnn", vocab.cnn)):
+        for m in rx.finditer(text):
+            yield kind, m.start(), m.end()
+
+
+def section_subjects(sentences: list, vocab: Vocabulary, sections: set[int]) -> dict[int, str]:
+    """Section index (of `sections`) -> the one kind of model its sentences (and title) name, if
+    one; where they name none, the one kind whose parts they describe (tokens and blocks, or
+    convolutional layers: anatomy_kind); where they say nothing of either, the kind of the model
+    the paper presents (own_model_kind), not a comparator named elsewhere."""
+    kinds: dict[int, set[str]] = {}
+    texts: dict[int, list[str]] = {}
+    for s in sentences:
+        if s.section.index not in sections or vocab.contrast.search(s.low) or vocab.phrases["declined"].search(s.low):
+            continue
+        kinds.setdefault(s.section.index, set()).update(k for k, _, _ in model_names(vocab, s.low))
+        texts.setdefault(s.section.index, []).append(s.low)
+    named = {i: next(iter(k)) for i, k in kinds.items() if len(k) == 1}
+    described = {i: anatomy_kind(texts[i], vocab) for i, k in kinds.items() if not k}
+    own = own_model_kind(sentences, vocab) if any(k is None for k in described.values()) else None
+    return named | {i: kind or own for i, kind in described.items() if kind or own}
+
+
+def own_model_kind(sentences: list, vocab: Vocabulary) -> str | None:
+    """The one kind of model the paper presents: named in its title ("GrainFormer: a lightweight
+    network ..."), else in the abstract's "we present / propose / introduce" sentence."""
+    for keep in (lambda s: s.unit.kind == "title",
+                 lambda s: s.section.role == "abstract" and vocab.phrases["presents_model"].search(s.low)):
+        kinds = {k for s in sentences if keep(s) for k, _, _ in model_names(vocab, s.low)}
+        if kinds:
+            return next(iter(kinds)) if len(kinds) == 1 else None
+    return None
