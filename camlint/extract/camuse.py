@@ -172,14 +172,17 @@ def model_names(vocab: Vocabulary, text: str):
 def section_subjects(sentences: list, vocab: Vocabulary, sections: set[int]) -> dict[int, str]:
     """Section index (of `sections`) -> the one kind of model its sentences (and title) name, if
     one; where they name none, the one kind whose parts they describe (tokens and blocks, or
-    convolutional layers: anatomy_kind); where they say nothing of either, the kind of the model
+    convolutional layers: anatomy_kind), but for a model named as a score's holder ("compared with
+    84.1% for a MobileNetV2"); where they say nothing of either, the kind of the model
     the paper presents (own_model_kind), not a comparator named elsewhere."""
     kinds: dict[int, set[str]] = {}
     texts: dict[int, list[str]] = {}
     for s in sentences:
         if s.section.index not in sections or vocab.contrast.search(s.low) or vocab.phrases["declined"].search(s.low):
             continue
-        kinds.setdefault(s.section.index, set()).update(k for k, _, _ in model_names(vocab, s.low))
+        kinds.setdefault(s.section.index, set()).update(
+            k for k, a, _ in model_names(vocab, s.low)
+            if not vocab.phrases["score_holder_before"].search(s.low[max(0, a - 40):a]))  # a comparator's score
         texts.setdefault(s.section.index, []).append(s.low)
     named = {i: next(iter(k)) for i, k in kinds.items() if len(k) == 1}
     described = {i: anatomy_kind(texts[i], vocab) for i, k in kinds.items() if not k}
