@@ -84,3 +84,16 @@ Top-1 accuracy reached 88.7\%, compared with 79.3\% for a ResNet-34 trained on t
 Grad-CAM heatmaps showed that the model focused on the cracked glaze rather than on the moss.
 """)
     assert doc["uses_cam_on_transformer"] is True
+
+
+def test_as_defined_in_the_original_paper_is_the_authors_own_use_of_a_standard_definition(tmp_path):
+    """"as described in the original paper" adopts the standard definition for the authors' own
+    maps; it does not report another paper's settings (unlike "in the original paper, the
+    weights were ...")."""
+    doc = lint_tex(tmp_path, r"""\section{Model}
+We fine-tune a DeiT-S on 5,100 images of corroded rebar.
+\section{Grad-CAM}
+We apply Grad-CAM to the output of the last block of the DeiT-S for the predicted class.
+The channel weights are taken as described in the original paper, the spatial mean of the gradients.
+""")
+    assert item_of(doc, "weighting")[0] == "reported"
