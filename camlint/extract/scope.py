@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution, planned
-from camlint.extract.camuse import (applied_to_transformer, model_names as _model_names, section_subjects, author_voice, clause_at as _clause_at,
-                                    negated, summary_only, unnamed_method_sections)
+from camlint.extract.camuse import (applied_to_transformer, author_voice, clause_at as _clause_at,
+                                    model_names as _model_names, negated, section_subjects, summary_only,
+                                    unnamed_method_sections)
 from camlint.extract.hybrid import part_of_hybrid
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
