@@ -78,13 +78,15 @@ class VocabularyRelevance:
             return True
         v, text = vocabulary(), low(chunk)
         return bool(v.prefilter.search(text)) or (
-            "\\begin{tabular" not in text and bool(v.prefilter_models.search(text)))
+            "\\begin{tabular" not in text and bool(v.prefilter_models.search(text))) or \
+            bool(v.phrases["name_kind_correction"].search(text))   # "despite its name, X is a CNN"
 
     def cam(self, raw: str) -> bool:
         return bool(vocabulary().cam_triggers.search(low(raw)))
 
     def widen(self, sections, cam_sections: set[int]) -> set[int]:
         """Sections parsed in full: those that mention CAM and those that inherit its scope."""
+        from camlint.extract.camuse import unnamed_candidates
         from camlint.extract.scope import cam_titled, inherited
 
         v = vocabulary()
@@ -93,8 +95,7 @@ class VocabularyRelevance:
         titled = cam_titled(sections, v)    # a section titled about the maps is in scope: read it all
         # CAM named only outside the paper's own sections (abstract, a comparison): its method
         # sections may describe the map without naming it (scope.unnamed_method_sections)
-        unnamed = {sec.index for sec in sections if sec.role in ("method", "other")} if cam_sections and not any(
-            sec.role in ("method", "appendix", "other") for sec in sections if sec.index in cam_sections) else set()
+        unnamed = unnamed_candidates(sections, cam_sections, v)
         return cam_sections | settings | titled | inherited(sections, titled, v) | unnamed
 
     def sizes(self, raw: str) -> list[tuple[int, int, int]]:

@@ -39,6 +39,24 @@ def aliases(vocab: Vocabulary, sentences: list[Sentence]) -> dict[str, str]:
                 kind = _kind(vocab, rest, m.start(1))
                 if kind is not None:
                     out.setdefault(name, kind)
+    out.update(_corrected(vocab, sentences))
+    return out
+
+
+def _corrected(vocab: Vocabulary, sentences: list[Sentence]) -> dict[str, str]:
+    """"Despite its name, GrainFormer is a purely convolutional network": the correction decides
+    the kind of the name for the whole paper, over any alias definition."""
+    out: dict[str, str] = {}
+    for s in sentences:
+        m = vocab.phrases["name_kind_correction"].search(s.low)
+        name = m.group(1).strip(".,;:") if m else ""
+        if len(name) < 2 or name in _NOT_A_NAME or len(out) >= MAX_ALIASES:
+            continue
+        rest = s.low[m.end():]
+        if vocab.phrases["name_kind_cnn"].search(rest):
+            out[name] = "cnn"
+        elif vocab.transformer.search(rest):
+            out[name] = "transformer"
     return out
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from camlint.core.values import method_name
+from camlint.core.wording import low
 from camlint.extract.vocab import Vocabulary
 
 # a negator governing the name: "no Grad-CAM", "not Grad-CAM", "without (any) Grad-CAM"
@@ -128,16 +129,73 @@ def _compared(text: str, vocab: Vocabulary) -> bool:
 def unnamed_method_sections(sections, sentences, cam_sections: set[int], vocab: Vocabulary) -> set[int]:
     """Where no section of the paper's own work is about CAM by its title or words, the method
     sections that speak of maps and of a transformer's parts ("the 196 patch tokens form a 14x14
-    map A"; a variant described but never named) are where the procedure is stated."""
-    own = {"method", "appendix", "other"}
-    if any(sec.role in own for sec in sections if sec.index in cam_sections):
+    map A"; a variant described but never named) are where the procedure is stated. Where the map
+    is the paper's contribution (its title or abstract names it), a section of any other title
+    ("Setting", "Definition") that speaks of the transformer's parts or defines the map states it too."""
+    if any(sec.role in UNNAMED_ROLES for sec in sections if sec.index in cam_sections):
         return set()
-    maps, anatomy = set(), set()
+    maps, anatomy, other = set(), set(), set()
+    contribution = False
     for s in sentences:
-        # ("other": a notation-heavy paper's "Setting" and "Definition" sections state the procedure)
+        if s.unit.kind == "title" or s.section.role == "abstract":
+            contribution = contribution or bool(vocab.cam_triggers.search(s.low))
         if s.section.role in ("method", "other"):
             if vocab.map_words.search(s.low):
                 maps.add(s.section.index)
             if vocab.phrases["anatomy_transformer"].search(s.low):
                 anatomy.add(s.section.index)
-    return maps & anatomy
+            if s.section.role == "other" and not vocab.other_section.search(low(s.section.title or "")):
+                other.add(s.section.index)
+    method = {i for i in maps & anatomy if i not in other}
+    return method | ((maps | anatomy) & other if contribution else set())
+
+
+UNNAMED_ROLES = frozenset({"method", "appendix", "other"})
+
+
+def unnamed_candidates(sections, cam_sections: set[int], vocab: Vocabulary) -> set[int]:
+    """Sections to parse in full where CAM is named only outside the paper's own sections: the
+    method sections, and those of any other title but data, training, results (unnamed_method_sections)."""
+    if not cam_sections or any(sec.role in UNNAMED_ROLES for sec in sections if sec.index in cam_sections):
+        return set()
+    return {sec.index for sec in sections if sec.role == "method" or sec.role == "other"
+            and not vocab.other_section.search(low(sec.title or ""))}
+
+
+def model_names(vocab: Vocabulary, text: str):
+    """(kind, start, end) of every model named in `text`."""
+    for kind, rx in (("transformer", vocab.transformer), ("cnn", vocab.cnn)):
+        for m in rx.finditer(text):
+            yield kind, m.start(), m.end()
+
+
+def section_subjects(sentences: list, vocab: Vocabulary, sections: set[int]) -> dict[int, str]:
+    """Section index (of `sections`) -> the one kind of model its sentences (and title) name, if
+    one; where they name none, the one kind whose parts they describe (tokens and blocks, or
+    convolutional layers: anatomy_kind), but for a model named as a score's holder ("compared with
+    84.1% for a MobileNetV2"); where they say nothing of either, the kind of the model
+    the paper presents (own_model_kind), not a comparator named elsewhere."""
+    kinds: dict[int, set[str]] = {}
+    texts: dict[int, list[str]] = {}
+    for s in sentences:
+        if s.section.index not in sections or vocab.contrast.search(s.low) or vocab.phrases["declined"].search(s.low):
+            continue
+        kinds.setdefault(s.section.index, set()).update(
+            k for k, a, _ in model_names(vocab, s.low)
+            if not vocab.phrases["score_holder_before"].search(s.low[max(0, a - 40):a]))  # a comparator's score
+        texts.setdefault(s.section.index, []).append(s.low)
+    named = {i: next(iter(k)) for i, k in kinds.items() if len(k) == 1}
+    described = {i: anatomy_kind(texts[i], vocab) for i, k in kinds.items() if not k}
+    own = own_model_kind(sentences, vocab) if any(k is None for k in described.values()) else None
+    return named | {i: kind or own for i, kind in described.items() if kind or own}
+
+
+def own_model_kind(sentences: list, vocab: Vocabulary) -> str | None:
+    """The one kind of model the paper presents: named in its title ("GrainFormer: a lightweight
+    network ..."), else in the abstract's "we present / propose / introduce" sentence."""
+    for keep in (lambda s: s.unit.kind == "title",
+                 lambda s: s.section.role == "abstract" and vocab.phrases["presents_model"].search(s.low)):
+        kinds = {k for s in sentences if keep(s) for k, _, _ in model_names(vocab, s.low)}
+        if kinds:
+            return next(iter(kinds)) if len(kinds) == 1 else None
+    return None

@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution, planned
-from camlint.extract.camuse import (anatomy_kind, applied_to_transformer, author_voice, clause_at as _clause_at,
-                                    negated, summary_only, unnamed_method_sections)
+from camlint.extract.camuse import (applied_to_transformer, author_voice, clause_at as _clause_at,
+                                    model_names as _model_names, negated, section_subjects, summary_only,
+                                    unnamed_method_sections)
 from camlint.extract.hybrid import part_of_hybrid
 from camlint.extract.vocab import Vocabulary
 from camlint.core.wording import low
@@ -320,12 +321,6 @@ def _is_review(sentences: list[Sentence], vocab: Vocabulary) -> bool:
 TRANSFORMER, CNN_MODEL = "transformer", "cnn"
 
 
-def _model_names(vocab: Vocabulary, text: str):
-    for kind, rx in ((TRANSFORMER, vocab.transformer), (CNN_MODEL, vocab.cnn)):
-        for m in rx.finditer(text):
-            yield kind, m.start(), m.end()
-
-
 NEAR = 400   # characters either side of a method's name in which the model it is applied to is looked for
 
 
@@ -377,19 +372,3 @@ def _model_referred_back(s: Sentence, vocab: Vocabulary) -> str | None:
     previous = low(re.split(r"(?<=[.!?])\s+", before)[-1]) if before else ""
     kinds = {k for k, _, _ in _model_names(vocab, previous)}
     return next(iter(kinds)) if len(kinds) == 1 else None
-
-
-def section_subjects(sentences: list[Sentence], vocab: Vocabulary, sections: set[int]) -> dict[int, str]:
-    """Section index (of `sections`) -> the one kind of model its sentences (and title) name, if
-    one; where they name none, the one kind whose parts they describe (tokens and blocks, or
-    convolutional layers: camuse.anatomy_kind)."""
-    kinds: dict[int, set[str]] = {}
-    texts: dict[int, list[str]] = {}
-    for s in sentences:
-        if s.section.index not in sections or vocab.contrast.search(s.low) or vocab.phrases["declined"].search(s.low):
-            continue
-        kinds.setdefault(s.section.index, set()).update(k for k, _, _ in _model_names(vocab, s.low))
-        texts.setdefault(s.section.index, []).append(s.low)
-    named = {i: next(iter(k)) for i, k in kinds.items() if len(k) == 1}
-    described = {i: anatomy_kind(texts[i], vocab) for i, k in kinds.items() if not k}
-    return named | {i: kind for i, kind in described.items() if kind}
