@@ -228,3 +228,31 @@ We use gradient-weighted class activation mapping to show the evidence for each 
 Grad-CAM is computed at layer4 of the ResNet-34, as the DeiT-T is not explained.
 """)
     assert doc["uses_cam_on_transformer"] is False
+
+
+ESSAY = r"""\title{Saliency Without a Referent: Notes on Explaining Vision Transformers}
+\maketitle
+\section{On what a caption refers to}
+I want to ask what it means when a caption says that Grad-CAM highlights the tumour.
+Such a caption presupposes that Grad-CAM names one procedure, yet for a ViT the gradient can be
+read at the class token or at the patch tokens, before or after the LayerNorm of the last block.
+I will argue that the name hides at least a dozen procedures.
+\section{Two readings of faithfulness}
+I distinguish a causal reading from a descriptive one; neither is settled by a figure.
+%s
+\section{Conclusion}
+Whether Grad-CAM is faithful for vision transformers cannot be asked until we say which Grad-CAM.
+"""
+
+
+def test_an_essay_that_discusses_the_method_applies_nothing(tmp_path):
+    """A paper of argument (titled sections, none a method, experiments or appendix section):
+    the method is discussed in the general voice, never applied by the author."""
+    doc = lint_tex(tmp_path, ESSAY % "")
+    assert doc["uses_cam_on_transformer"] is False
+
+
+def test_an_essay_whose_author_applies_the_method_uses_it(tmp_path):
+    doc = lint_tex(tmp_path, ESSAY % "To make the point concrete I computed Grad-CAM on a DeiT-S/16 "
+                                     "for the figure below, dropping the class token.")
+    assert doc["uses_cam_on_transformer"] is True

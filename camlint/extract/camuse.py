@@ -68,6 +68,18 @@ def author_voice(sentences: list, vocab: Vocabulary) -> re.Pattern:
     return vocab.phrases["first_person"]
 
 
+EMPIRICAL_ROLES = frozenset({"method", "experiments", "appendix"})
+
+
+def argument_only(sentences: list, voice: re.Pattern, vocab: Vocabulary) -> bool:
+    """An essay: one author arguing as "I", in two titled sections or more, none of them a method,
+    experiments or appendix section. It discusses methods in everyone's voice ("when a caption
+    says that Grad-CAM highlights ..."); its own use of one says so ("I computed Grad-CAM ...")."""
+    roles = {s.section.index: s.section.role for s in sentences if s.section.title}
+    return voice is vocab.phrases["first_person_singular"] and len(roles) >= 2 and \
+        not EMPIRICAL_ROLES & set(roles.values())
+
+
 def summary_only(sentences: list, applied: list, vocab: Vocabulary, own_roles, summary_roles,
                  voice: re.Pattern | None = None) -> bool:
     """The method is named only where the paper summarises (abstract, conclusion), never as the

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from camlint.extract.attribution import CNN, OTHER, RELATED, Attribution, planned
-from camlint.extract.camuse import (applied_to_transformer, author_voice, clause_at as _clause_at,
+from camlint.extract.camuse import (applied_to_transformer, argument_only, author_voice, clause_at as _clause_at,
                                     model_names as _model_names, negated, section_subjects, summary_only,
                                     unnamed_method_sections)
 from camlint.extract.hybrid import part_of_hybrid
@@ -262,9 +262,11 @@ def uses_cam_on_transformer(sentences: list[Sentence], vocab: Vocabulary, method
         if has_transformer and (s.section.role != "introduction" or vocab.phrases["first_person"].search(s.low)):
             own_transformer = True
     applied = list(applied_mentions(sentences, vocab, method_names, attribution))
-    if _is_review(sentences, vocab):     # a review catalogues others' maps; its own use says "we"
-        applied = [(s, m) for s, m in applied if vocab.phrases["first_person"].search(_clause_at(s.low, m, vocab))]
     voice = author_voice(sentences, vocab)
+    if _is_review(sentences, vocab):     # a review catalogues others' maps; its own use says "we"
+        applied = [(s, m) for s, m in applied if voice.search(_clause_at(s.low, m, vocab))]
+    elif argument_only(sentences, voice, vocab):     # an essay argues about them; its use is an act
+        applied = [(s, m) for s, m in applied if vocab.phrases["author_applies"].search(_clause_at(s.low, m, vocab))]
     if not applied or not own_transformer or \
             not specified and summary_only(sentences, applied, vocab, OWN_ROLES, SUMMARY_ROLES, voice):
         return False
