@@ -55,8 +55,9 @@ def load_artifact(path: Path) -> np.ndarray:
 
         try:
             arr = load_npy(path)
-        except Exception as exc:  # noqa: BLE001
-            raise SpecError([f"artifact {path.name}: not a plain .npy array ({exc.__class__.__name__})"]) from None
+        except Exception as exc:  # noqa: BLE001 - what the header check found is said in its words
+            why = str(exc) if exc.__class__.__name__ == "NotPlainFile" else exc.__class__.__name__
+            raise SpecError([f"artifact {path.name}: not a plain .npy array ({why})"]) from None
         arr = np.squeeze(arr)
         if arr.ndim != 2 or arr.dtype.kind not in "fiub" or not all(1 <= n <= MAX_MAP_SIDE for n in arr.shape):
             raise SpecError([f"artifact {path.name}: expected a numeric H x W map (H, W 1..{MAX_MAP_SIDE}), "

@@ -83,8 +83,9 @@ def load_tensor(path: Path, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
 
     try:
         arr = load_npy(path)
-    except Exception as exc:  # noqa: BLE001
-        raise SpecError([f"input {path.name}: not a plain .npy array ({exc.__class__.__name__})"]) from None
+    except Exception as exc:  # noqa: BLE001 - what the header check found is said in its words
+        why = str(exc) if exc.__class__.__name__ == "NotPlainFile" else exc.__class__.__name__
+        raise SpecError([f"input {path.name}: not a plain .npy array ({why})"]) from None
     if arr.ndim != 3 or arr.dtype.kind != "f" or not 1 <= arr.shape[0] <= 16 \
             or not all(1 <= n <= MAX_IMG_SIDE for n in arr.shape[1:]):
         raise SpecError([f"input {path.name}: expected a float C x H x W array (C 1..16, H and W 1..{MAX_IMG_SIDE}), "

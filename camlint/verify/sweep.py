@@ -208,7 +208,7 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
     import torch
 
     from camlint.verify.model import batch_size
-    from camlint.verify.run import BATCH_MAX, build_model_at, load_inputs_at, pick_device, writable_folder
+    from camlint.verify.run import BATCH_MAX, at_lines, build_model_at, load_inputs_at, pick_device, writable_folder
 
     progress = progress or (lambda _text: None)
     writable_folder(out, "--out")
@@ -227,9 +227,10 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
         ns = list(range(first, min(total, first + size)))
         progress(f"input{'s' if len(ns) > 1 else ''} {first + 1}{f'-{ns[-1] + 1}' if len(ns) > 1 else ''}/{total}: "
                  f"{len(result.variants)} procedures, one forward and backward pass")
-        got = load_inputs_at(spec_path, loaded, spec, ns, pre)
-        for n, ps, picture in _passes(model, spec, got, ns, result.variants, dev, dtype):
-            _add_input(result, acc, spec, spec.inputs[n], ps, picture)
+        with at_lines(spec_path, loaded):
+            got = load_inputs_at(spec_path, loaded, spec, ns, pre, model)
+            for n, ps, picture in _passes(model, spec, got, ns, result.variants, dev, dtype):
+                _add_input(result, acc, spec, spec.inputs[n], ps, picture)
     _summarise(result, acc, agree)
     result.findings = sweep_findings(result, loaded)
     return result
