@@ -117,3 +117,25 @@ def _weights(tmp_path, edit):
 def test_weights_that_do_not_fit_the_model_are_refused_at_the_weights_line(tmp_path, edit, words):
     spec = _spec(tmp_path, model_weights=_weights(tmp_path, edit))
     _refused(spec, f"{spec}:{_line(spec, 'file: w.safetensors')}:", "model.weights.file", words)
+
+
+@pytest.mark.parametrize("picture", [
+    lambda: Image.fromarray((np.arange(1600).reshape(40, 40) * 40).astype(np.uint16)),        # a 16-bit PNG
+    lambda: Image.fromarray(np.linspace(0, 4, 1600, dtype=np.float32).reshape(40, 40))])      # float values
+def test_a_picture_of_16_or_32_bit_values_is_refused_not_clipped_to_white(tmp_path, picture):
+    spec = _spec(tmp_path, inputs=[{"image": "deep.tif"}])
+    picture().save(tmp_path / "deep.tif")
+    _refused(spec, f"{spec}:{_line(spec, 'image: deep.tif')}:", "8-bit")
+
+
+def test_a_palette_png_map_is_refused_its_values_are_colour_indices(tmp_path):
+    spec = _spec(tmp_path, artifacts=[{"input": "a", "map": "m.png"}], tolerance={"max_abs": 0.5, "pearson": 0.5})
+    Image.fromarray((np.random.default_rng(1).random((32, 32)) * 255).astype(np.uint8)).convert("P").save(tmp_path / "m.png")
+    _refused(spec, f"{spec}:{_line(spec, 'map: m.png')}:", "palette")
+
+
+def test_a_bilevel_png_map_is_read_as_0_and_1(tmp_path):
+    from camlint.verify.compare import load_artifact
+
+    (Image.fromarray(np.eye(8, dtype=np.uint8) * 255).convert("1")).save(tmp_path / "m.png")
+    assert load_artifact(tmp_path / "m.png").max() == 1.0

@@ -73,7 +73,10 @@ def load_artifact(path: Path) -> np.ndarray:
             img = open_image(path, MAX_MAP_SIDE ** 2, formats=("PNG",))
         except Exception as exc:  # noqa: BLE001
             raise SpecError([f"artifact {path.name}: cannot decode PNG ({exc.__class__.__name__})"]) from None
-        arr = np.asarray(img)
+        if img.mode in ("P", "PA"):     # the pixel values are indices into a palette of colours
+            raise SpecError([f"artifact {path.name}: a palette PNG holds colour indices, not map values; "
+                             "save the map as a grey PNG or a .npy"])
+        arr = np.asarray(img.convert("L") if img.mode == "1" else img)    # "1": booleans, not 0..255
         if arr.dtype.kind not in "fiub" or arr.size == 0:
             raise SpecError([f"artifact {path.name}: not a grey or colour PNG map"])
         if arr.ndim == 3:

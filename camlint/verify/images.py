@@ -43,6 +43,10 @@ def load_image(path: Path, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
         raise SpecError([f"input {path.name}: {exc}"]) from None
     except Exception as exc:  # noqa: BLE001 - PIL raises many kinds for bad files
         raise SpecError([f"input {path.name}: cannot decode image ({exc.__class__.__name__})"]) from None
+    if img.mode.startswith(("I", "F")):
+        raise SpecError([f"input {path.name}: a picture of {img.mode} values (16- or 32-bit): how it becomes 8-bit "
+                         "RGB is not defined (PIL clips at 255, other readers scale); save it as 8-bit or give "
+                         "the preprocessed tensor (.npy)"])
     img = img.convert("RGB")
     resample = getattr(Image, _FILTERS.get(pre["interpolation"], "BICUBIC"))
     resize = pre["resize"]
