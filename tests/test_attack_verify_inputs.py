@@ -139,3 +139,55 @@ def test_a_bilevel_png_map_is_read_as_0_and_1(tmp_path):
 
     (Image.fromarray(np.eye(8, dtype=np.uint8) * 255).convert("1")).save(tmp_path / "m.png")
     assert load_artifact(tmp_path / "m.png").max() == 1.0
+
+
+def _open_spec(tmp_path, n: int = 1, size=None):
+    """A spec that leaves location and weighting open (a sweep varies them) with n inputs."""
+    post = {"size": size} if size else {}
+    spec = _spec(tmp_path, inputs=[{"image": "a.png", "name": f"i{k}"} for k in range(n)])
+    data = yaml.safe_load(spec.read_text())
+    del data["location"], data["weighting"]
+    data["postprocess"].update(post)
+    spec.write_text(yaml.safe_dump(data, sort_keys=False))
+    return spec
+
+
+def test_a_sweep_whose_maps_of_one_input_exceed_the_budget_is_refused_before_the_pass(tmp_path):
+    """14 procedures at postprocess.size 4096 x 4096 peaked at 13.8 GB for one input."""
+    spec = _open_spec(tmp_path, size=[4096, 4096])
+    proc = run_cli("sweep", spec, "--device", "cpu", "--out", tmp_path / "out", env={"OMP_NUM_THREADS": "1"})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"{spec}:{_line(spec, '  size:')}:" in proc.stderr and "million map values per input" in proc.stderr
+
+
+def test_a_sweep_whose_maps_of_all_inputs_exceed_the_budget_is_refused_at_the_inputs(tmp_path, monkeypatch):
+    from camlint.verify import budget
+    from camlint.verify.spec import SpecError
+    from camlint.verify.sweep import sweep
+
+    spec = _open_spec(tmp_path, n=3)
+    monkeypatch.setattr(budget, "MAX_SWEEP_VALUES", 14 * 32 * 32 * 2)      # room for two inputs' maps
+    with pytest.raises(SpecError) as exc:
+        sweep(spec, device="cpu", out=tmp_path / "out")
+    assert f"{spec}:{_line(spec, 'inputs:')}: inputs: a sweep keeps" in exc.value.messages[0]
+
+
+def test_the_verify_command_lets_each_inputs_maps_go_once_written(tmp_path, monkeypatch):
+    """1,000 inputs with postprocess.size 4096 x 4096 kept ~135 MB of maps per input (25 inputs:
+    4.8 GB, now 2.6 GB whatever the number) that the report never reads."""
+    from camlint.verify import run
+    from conftest import invoke
+
+    kept = []
+    real = run.VerifyReport
+
+    def spy(spec, env, results, **kwargs):
+        kept.extend(r.final for r in results)
+        return real(spec, env, results, **kwargs)
+
+    monkeypatch.setattr(run, "VerifyReport", spy)
+    spec = _spec(tmp_path, inputs=[{"image": "a.png", "name": f"i{k}"} for k in range(3)])
+    result = invoke("verify", str(spec), "--device", "cpu", "--maps-out", str(tmp_path / "maps"))
+    assert result.exit_code in (0, 1), result.output
+    assert kept == [None, None, None]
+    assert len(list((tmp_path / "maps").glob("i*.npy"))) == 3
