@@ -7,6 +7,7 @@ the bytes (an allow-list), and a picture over the pixel limit is refused, not me
 """
 from __future__ import annotations
 
+import math
 import warnings
 from pathlib import Path
 
@@ -25,10 +26,37 @@ def load_npy(path: Path):
     """A plain .npy array, memory-mapped read-only (no pickles, no .npz, regular files only)."""
     import numpy as np
 
-    head = read_regular(path, len(NPY_MAGIC), "array", truncate=True)
-    if head != NPY_MAGIC:
+    head = read_regular(path, MAX_NPY_HEADER, "array", truncate=True)
+    if not head.startswith(NPY_MAGIC):
         raise NotPlainFile("not a .npy array (no NUMPY header)")
+    _check_npy_header(head, path.stat().st_size)
     return np.load(path, allow_pickle=False, mmap_mode="r")
+
+
+MAX_NPY_HEADER = 10000 + 12      # numpy's own limit on a header, and the magic and length before it
+
+
+def _check_npy_header(head: bytes, size: int) -> None:
+    """The header's dtype is plain numbers and its shape fits the file: a header may claim any
+    shape (numpy then overflows computing the mapping's length, with warnings on stderr) or an
+    object dtype (a pickle)."""
+    import io
+
+    from numpy.lib import format as npy
+
+    try:
+        stream = io.BytesIO(head)
+        version = npy.read_magic(stream)
+        read = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}.get(version)
+        if read is None:
+            raise ValueError(f"version {version} (camlint reads 1.0 and 2.0)")
+        shape, _, dtype = read(stream)
+    except (ValueError, SyntaxError, TypeError, EOFError) as exc:
+        raise NotPlainFile(f"its header cannot be read: {str(exc)[:80]}") from None
+    if dtype.hasobject or dtype.fields is not None or dtype.kind not in "biuf":
+        raise NotPlainFile(f"a .npy array of {dtype} values, not plain numbers")
+    if math.prod(shape) * dtype.itemsize > size:        # Python integers: no overflow
+        raise NotPlainFile(f"the header says shape {shape[:8]} of {dtype}, more than the file's {size} bytes hold")
 
 
 def open_image(path: Path, max_pixels: int, formats: tuple = IMAGE_FORMATS):

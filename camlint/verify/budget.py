@@ -108,3 +108,26 @@ def inputs_per_pass(name: str, kwargs: dict, most: int, passes: int = 1) -> int:
 def _shown(kwargs: dict) -> str:
     shown = {k: v for k, v in kwargs.items() if k != "pretrained"}
     return str(shown) if shown else "no arguments"
+
+
+MAX_SWEEP_VALUES = 500_000_000           # map values a sweep keeps (4 GB as float64): every procedure's
+                                         # map of every input stays for the grids and the agreement
+MAX_SWEEP_INPUT_VALUES = 50_000_000      # one input's maps: the agreement of them costs ~60 bytes a value
+                                         # (14 procedures at 4096 x 4096 pixels peaked at 13.8 GB)
+
+
+def sweep_maps_problem(inputs: int, variants: int, hw: tuple, size_stated: bool) -> str | None:
+    """Why a sweep's maps would not fit (None: they do): 1,000 inputs of 224 x 224 pixels and
+    64 procedures kept 25 GB; 14 procedures at postprocess.size 4096 x 4096, 13.8 GB for one input."""
+    one = variants * hw[0] * hw[1]
+    key = "postprocess.size" if size_stated else "inputs"
+    if one > MAX_SWEEP_INPUT_VALUES:
+        return (f"{key}: {variants} procedures x {hw[0]} x {hw[1]} pixels is {one / 1e6:.0f} million map values "
+                f"per input, over camlint's limit of {MAX_SWEEP_INPUT_VALUES / 1e6:.0f} million (--max-variants "
+                "or a smaller postprocess.size)")
+    if inputs * one > MAX_SWEEP_VALUES:
+        return (f"{key}: a sweep keeps every procedure's map of every input: {variants} procedures x {inputs} "
+                f"inputs x {hw[0]} x {hw[1]} pixels is {inputs * one / 1e9:.1f} billion values, over camlint's "
+                f"limit of {MAX_SWEEP_VALUES / 1e9:.1f} billion (fewer inputs, --max-variants or a smaller "
+                "postprocess.size)")
+    return None

@@ -55,8 +55,9 @@ def load_artifact(path: Path) -> np.ndarray:
 
         try:
             arr = load_npy(path)
-        except Exception as exc:  # noqa: BLE001
-            raise SpecError([f"artifact {path.name}: not a plain .npy array ({exc.__class__.__name__})"]) from None
+        except Exception as exc:  # noqa: BLE001 - what the header check found is said in its words
+            why = str(exc) if exc.__class__.__name__ == "NotPlainFile" else exc.__class__.__name__
+            raise SpecError([f"artifact {path.name}: not a plain .npy array ({why})"]) from None
         arr = np.squeeze(arr)
         if arr.ndim != 2 or arr.dtype.kind not in "fiub" or not all(1 <= n <= MAX_MAP_SIDE for n in arr.shape):
             raise SpecError([f"artifact {path.name}: expected a numeric H x W map (H, W 1..{MAX_MAP_SIDE}), "
@@ -72,7 +73,10 @@ def load_artifact(path: Path) -> np.ndarray:
             img = open_image(path, MAX_MAP_SIDE ** 2, formats=("PNG",))
         except Exception as exc:  # noqa: BLE001
             raise SpecError([f"artifact {path.name}: cannot decode PNG ({exc.__class__.__name__})"]) from None
-        arr = np.asarray(img)
+        if img.mode in ("P", "PA"):     # the pixel values are indices into a palette of colours
+            raise SpecError([f"artifact {path.name}: a palette PNG holds colour indices, not map values; "
+                             "save the map as a grey PNG or a .npy"])
+        arr = np.asarray(img.convert("L") if img.mode == "1" else img)    # "1": booleans, not 0..255
         if arr.dtype.kind not in "fiub" or arr.size == 0:
             raise SpecError([f"artifact {path.name}: not a grey or colour PNG map"])
         if arr.ndim == 3:

@@ -107,7 +107,11 @@ def run_passes(model, x: torch.Tensor, procs: list[Procedure], label=None, label
     labels = [label] * x.shape[0] if labels is None else list(labels)
     per_sample = [{} for _ in labels]
     with torch.enable_grad(), capture(model, sites, stage) as cap:
-        logits = model(x)
+        try:
+            logits = model(x)
+        except (AssertionError, RuntimeError, ValueError) as exc:   # an input the model cannot take
+            raise SpecError([f"model: {type(model).__name__} cannot run on a {' x '.join(map(str, x.shape[1:]))} "
+                             f"input ({exc.__class__.__name__}: {str(exc)[:160]})"]) from None
         if isinstance(logits, (tuple, list)):
             logits = logits[0]
         for kind in kinds:

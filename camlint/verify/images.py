@@ -43,6 +43,10 @@ def load_image(path: Path, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
         raise SpecError([f"input {path.name}: {exc}"]) from None
     except Exception as exc:  # noqa: BLE001 - PIL raises many kinds for bad files
         raise SpecError([f"input {path.name}: cannot decode image ({exc.__class__.__name__})"]) from None
+    if img.mode.startswith(("I", "F")):
+        raise SpecError([f"input {path.name}: a picture of {img.mode} values (16- or 32-bit): how it becomes 8-bit "
+                         "RGB is not defined (PIL clips at 255, other readers scale); save it as 8-bit or give "
+                         "the preprocessed tensor (.npy)"])
     img = img.convert("RGB")
     resample = getattr(Image, _FILTERS.get(pre["interpolation"], "BICUBIC"))
     resize = pre["resize"]
@@ -83,8 +87,9 @@ def load_tensor(path: Path, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
 
     try:
         arr = load_npy(path)
-    except Exception as exc:  # noqa: BLE001
-        raise SpecError([f"input {path.name}: not a plain .npy array ({exc.__class__.__name__})"]) from None
+    except Exception as exc:  # noqa: BLE001 - what the header check found is said in its words
+        why = str(exc) if exc.__class__.__name__ == "NotPlainFile" else exc.__class__.__name__
+        raise SpecError([f"input {path.name}: not a plain .npy array ({why})"]) from None
     if arr.ndim != 3 or arr.dtype.kind != "f" or not 1 <= arr.shape[0] <= 16 \
             or not all(1 <= n <= MAX_IMG_SIDE for n in arr.shape[1:]):
         raise SpecError([f"input {path.name}: expected a float C x H x W array (C 1..16, H and W 1..{MAX_IMG_SIDE}), "

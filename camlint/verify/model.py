@@ -34,6 +34,21 @@ def load_state_dict(path: Path) -> dict:
     return obj
 
 
+def _misfit(model, state: dict) -> str | None:
+    """A tensor of the file whose shape or kind differs from the model's (load_state_dict raises
+    RuntimeError on a shape, and silently casts integers or booleans into float parameters)."""
+    own = model.state_dict()
+    for key, value in state.items():
+        mine = own.get(key) if isinstance(key, str) else None
+        if mine is None or not isinstance(value, torch.Tensor):
+            continue
+        if tuple(value.shape) != tuple(mine.shape):
+            return f"{key[:80]} is {tuple(value.shape)}, the model's is {tuple(mine.shape)}"
+        if mine.is_floating_point() and not value.is_floating_point():
+            return f"{key[:80]} holds {str(value.dtype).replace('torch.', '')} values, the model's are {str(mine.dtype).replace('torch.', '')}"
+    return None
+
+
 def _default_size(arch: str) -> tuple:
     from timm.models import get_pretrained_cfg
 
@@ -86,7 +101,11 @@ def build_model(spec: ModelSpec) -> tuple[torch.nn.Module, str]:
                 raise SpecError([f"model.weights.file: sha256 of {w['file']} is {digest[:16]}..., "
                                  f"the spec declares {w['sha256'][:16]}..."])
             model = timm.create_model(name, **kwargs)
-            missing, unexpected = model.load_state_dict(load_state_dict(path), strict=False)
+            state = load_state_dict(path)
+            misfit = _misfit(model, state)
+            if misfit:
+                raise SpecError([f"model.weights.file: {w['file']} does not fit {spec.arch}: {misfit}"])
+            missing, unexpected = model.load_state_dict(state, strict=False)
             if missing or unexpected:
                 raise SpecError([f"model.weights.file: {w['file']} does not fit {spec.arch} "
                                  f"(missing {len(missing)}, unexpected {len(unexpected)} tensors)"])
@@ -108,3 +127,21 @@ def batch_size(spec: ModelSpec, most: int, passes: int = 1) -> int:
     """Inputs per forward/backward pass for this model: at most `most`, within the memory budget
     (`passes`: how many such passes are alive at once)."""
     return inputs_per_pass(*create_args(spec), most, passes)
+
+
+def input_problem(model, shape: tuple) -> str | None:
+    """Why the model cannot take a C x H x W input (None: it can). timm asserts on a wrong size
+    deep inside the forward pass (an AssertionError, an 'internal error'); a spec's tensor or crop
+    of another size is the spec's problem, said before the pass."""
+    pe = getattr(model, "patch_embed", None)
+    chans = getattr(getattr(pe, "proj", None), "in_channels", None)
+    if isinstance(chans, int) and shape[0] != chans:
+        return f"has {shape[0]} channels, the model takes {chans}"
+    size, patch = getattr(pe, "img_size", None), getattr(pe, "patch_size", None)
+    hw = tuple(shape[1:])
+    if getattr(pe, "strict_img_size", False) and size is not None and hw != tuple(size):
+        return f"is {hw[0]} x {hw[1]} pixels, the model takes {size[0]} x {size[1]}"
+    if patch is not None and not getattr(pe, "dynamic_img_pad", False) \
+            and any(n % p for n, p in zip(hw, tuple(patch))):
+        return f"is {hw[0]} x {hw[1]} pixels, not a multiple of the model's {patch[0]} x {patch[1]} patches"
+    return None

@@ -1,6 +1,7 @@
 """`camlint verify SPEC`: rebuild every declared map and say whether the reported ones are reproduced."""
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from camlint.core.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import comparison_figure, load_input, overlay, preprocessing_config
-from camlint.verify.model import batch_size, build_model, sha256_of
+from camlint.verify.model import batch_size, build_model, input_problem, sha256_of
 from camlint.rules.registry import BY_CODE
 from camlint.rules.verify import (DEGENERATE_MAP, MAP_NOT_REPRODUCED, NONDETERMINISTIC_RUN,
                                   TOLERANCE_ACCEPTS_CONSTANT, finding)
@@ -67,6 +68,18 @@ def load_spec(spec_path: Path, force: bool = False, open_keys_allowed: bool = Fa
     if not isinstance(loaded.data, dict):
         raise SpecError([f"{spec_path}:1: a camspec is a mapping of checklist keys"])
     return loaded, lint
+
+
+@contextlib.contextmanager
+def at_lines(spec_path: Path, loaded):
+    """Problems the engine finds while it runs ('layer: block 9 does not exist') located at their
+    key's line of the spec file, like those found before; a located message is kept as it is."""
+    try:
+        yield
+    except SpecError as exc:
+        head = f"{spec_path}:"
+        raise SpecError([m if m.startswith(head) else with_lines([m], loaded, str(spec_path))[0]
+                         for m in exc.messages]) from None
 
 
 def exec_spec_at(spec_path: Path, loaded, data: dict | None = None) -> ExecSpec:
@@ -196,9 +209,12 @@ def prepare(spec_path: Path, device: str, force: bool, progress=_no_progress) ->
 
 
 def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, progress=None,
-           force: bool = False, repeat: bool = False, output: Path | None = None) -> VerifyReport:
+           force: bool = False, repeat: bool = False, output: Path | None = None,
+           keep_maps: bool = True) -> VerifyReport:
     """`repeat`: check determinism (a second run) on every input, not only the first; `output`:
-    the report file (-o), refused, like --maps-out, where it would overwrite a declared file."""
+    the report file (-o), refused, like --maps-out, where it would overwrite a declared file;
+    `keep_maps` False: each input's maps and picture are let go once written (the CLI: 1,000
+    inputs with postprocess.size 4096 x 4096 kept 180 GB of maps the report never reads)."""
     progress = progress or _no_progress
     writable_folder(maps_out, "--maps-out")
     run = prepare(spec_path, device, force, progress)
@@ -212,11 +228,15 @@ def verify(spec_path: Path, device: str = "auto", maps_out: Path | None = None, 
         names = run.spec.inputs[batch[0]].name if len(batch) == 1 else f"{len(batch)} inputs in one batch"
         progress(f"input {batch[0] + 1}{'' if len(batch) == 1 else f'-{batch[-1] + 1}'}/{total} {names}: "
                  "forward and backward passes")
-        for res, ps in verify_inputs(run, batch, twice=repeat or batch[0] == 0):
+        with at_lines(spec_path, run.loaded):
+            done = verify_inputs(run, batch, twice=repeat or batch[0] == 0)
+        for res, ps in done:
             forced |= set(ps.capture.forced_explicit)
             results.append(res)
             if maps_out is not None:
                 write_maps(maps_out, stems[res.input], res)
+            if not keep_maps:
+                res.final = res.raw = res.picture = res.reported = None
     env = environment(run.device, run.dtype, run.spec, run.source, run.pre, sorted(forced),
                       run.spec.runtime["deterministic"])
     env["determinism_checked_on"] = "every input" if repeat else "the first input"
@@ -237,7 +257,7 @@ def input_batches(total: int, repeat: bool, size: int = BATCH_MAX) -> list[list[
 
 def verify_inputs(run: Run, ns: list[int], twice: bool) -> list[tuple[InputResult, object]]:
     """verify_input for inputs `ns`, their maps computed in one pass per input shape."""
-    got = load_inputs_at(run.spec_path, run.loaded, run.spec, ns, run.pre)
+    got = load_inputs_at(run.spec_path, run.loaded, run.spec, ns, run.pre, run.model)
     loaded = [got[n] for n in ns]
     out = {}
     for group in same_shape_groups(ns, [x for x, _ in loaded]):
@@ -251,12 +271,19 @@ def verify_inputs(run: Run, ns: list[int], twice: bool) -> list[tuple[InputResul
     return [out[n] for n in ns]
 
 
-def load_inputs_at(spec_path: Path, loaded, spec: ExecSpec, ns: list[int], pre: dict) -> dict:
-    """load_input for inputs `ns`; a file that cannot be read is named at its input's spec line."""
+def load_inputs_at(spec_path: Path, loaded, spec: ExecSpec, ns: list[int], pre: dict, model=None) -> dict:
+    """load_input for inputs `ns`; a file that cannot be read, or that `model` cannot take, is
+    named at its input's spec line (a picture cropped to the wrong size at the crop's)."""
     out = {}
     for n in ns:
         try:
             out[n] = load_input(spec.inputs[n], pre)
+            why = input_problem(model, tuple(out[n][0].shape)) if model is not None else None
+            if why and spec.inputs[n].image is not None:
+                raise SpecError([f"model.preprocessing.crop: {spec.inputs[n].image.name} cropped to "
+                                 f"{pre['crop'][0]} x {pre['crop'][1]} {why}"])
+            if why:
+                raise SpecError([f"{spec.inputs[n].tensor.name} {why}"])
         except SpecError as exc:
             kind = "image" if spec.inputs[n].image is not None else "tensor"
             messages = [m if m.startswith("model.") else f"inputs[{n}].{kind}: {m}" for m in exc.messages]
@@ -318,7 +345,10 @@ def _compare(res: InputResult, art, run: Run, k: int) -> None:
                                     run.file, run.line("artifacts", k, "sha256")))
         res.reproduced = False
         return
-    reported = compare.load_artifact(art.map)
+    try:
+        reported = compare.load_artifact(art.map)
+    except SpecError as exc:    # located at the artifact's map: line (at_lines)
+        raise SpecError([f"artifacts[{k}].map: {m}" for m in exc.messages]) from None
     ours = res.final if art.stage == "final" else res.raw
     if art.stage == "final" and reported.max() > 1.0 + 1e-6:
         reported = (reported - reported.min()) / (np.ptp(reported) or 1.0)

@@ -16,14 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from camlint.checklist import judge
-from camlint.core import vocab
-from camlint.core import items
+from camlint.core import items, vocab
 from camlint.core.keys import EXECUTABLE_KEYS, MISSING, PARTIAL
 from camlint.verify import compare
 from camlint.verify.engine import compute, run_passes
 from camlint.verify.images import preprocessing_config
 from camlint.verify.spec import Procedure, SpecError, procedure_from
-from camlint.verify.sweep_report import refuse_overwrites, sweep_findings
+from camlint.verify.sweep_report import maps_fit, refuse_overwrites, sweep_findings
 
 def default_axis(key: str) -> list:
     """What an open key may be when the spec leaves it open: its item's sweep axis (--space FILE overrides)."""
@@ -208,7 +207,7 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
     import torch
 
     from camlint.verify.model import batch_size
-    from camlint.verify.run import BATCH_MAX, build_model_at, load_inputs_at, pick_device, writable_folder
+    from camlint.verify.run import BATCH_MAX, at_lines, build_model_at, load_inputs_at, pick_device, writable_folder
 
     progress = progress or (lambda _text: None)
     writable_folder(out, "--out")
@@ -222,14 +221,16 @@ def sweep(spec_path: Path, space: dict | None = None, cap: int = MAX_VARIANTS, d
     model, _ = build_model_at(spec_path, loaded, spec)
     model = model.to(device=dev, dtype=dtype)
     pre = preprocessing_config(model, spec.model.preprocessing, spec.model.input_size)
+    maps_fit(spec_path, loaded, result, len(spec.inputs), pre)
     acc, total, size = _Agreement(), len(spec.inputs), batch_size(spec.model, batch_max or BATCH_MAX)
     for first in range(0, total, size):
         ns = list(range(first, min(total, first + size)))
         progress(f"input{'s' if len(ns) > 1 else ''} {first + 1}{f'-{ns[-1] + 1}' if len(ns) > 1 else ''}/{total}: "
                  f"{len(result.variants)} procedures, one forward and backward pass")
-        got = load_inputs_at(spec_path, loaded, spec, ns, pre)
-        for n, ps, picture in _passes(model, spec, got, ns, result.variants, dev, dtype):
-            _add_input(result, acc, spec, spec.inputs[n], ps, picture)
+        with at_lines(spec_path, loaded):
+            got = load_inputs_at(spec_path, loaded, spec, ns, pre, model)
+            for n, ps, picture in _passes(model, spec, got, ns, result.variants, dev, dtype):
+                _add_input(result, acc, spec, spec.inputs[n], ps, picture)
     _summarise(result, acc, agree)
     result.findings = sweep_findings(result, loaded)
     return result

@@ -148,3 +148,17 @@ def grid_figure(r, name: str, tile: int = 112, cols: int = 6):
             more = j == 2 and len(lines) > 3
             draw.text((x + 2, y + tile + j * 10 - 1), text + (" ..." if more else ""), fill="black", font=font)
     return fig
+
+
+def maps_fit(spec_path: Path, loaded, result, inputs: int, pre: dict) -> None:
+    """The maps the sweep keeps fit the budget (SpecError at postprocess.size or inputs if not)."""
+    from camlint.verify.budget import sweep_maps_problem
+    from camlint.verify.run import at_lines
+    from camlint.verify.specvalues import SpecError
+
+    sizes = [v.procedure.size for v in result.variants]
+    hw = max((tuple(pre["crop"]) if s == "input" else tuple(s) for s in sizes), key=lambda t: t[0] * t[1])
+    why = sweep_maps_problem(inputs, len(result.variants), hw, any(s != "input" for s in sizes))
+    if why:
+        with at_lines(spec_path, loaded):
+            raise SpecError([why])

@@ -75,7 +75,7 @@ def verify(spec, device, maps_out, fmt, output, repeat, force):
         try:
             _check_output(output)
             report = run_verify(spec, device=device, maps_out=maps_out, progress=progress, force=force,
-                                repeat=repeat, output=Path(output) if output else None)
+                                repeat=repeat, output=Path(output) if output else None, keep_maps=False)
         except SpecError as exc:
             progress.close()
             spec_errors(spec, exc.messages)
