@@ -191,3 +191,12 @@ def test_the_verify_command_lets_each_inputs_maps_go_once_written(tmp_path, monk
     assert result.exit_code in (0, 1), result.output
     assert kept == [None, None, None]
     assert len(list((tmp_path / "maps").glob("i*.npy"))) == 3
+
+
+def test_a_stage_on_a_model_without_stages_is_refused_not_ignored(tmp_path):
+    """`layer.stage` names a Swin stage; a ViT has none, and the key was silently dropped."""
+    spec = _spec(tmp_path, layer={"block": -1, "stage": 2})
+    proc = run_cli("verify", spec, "--device", "cpu")
+    line = next(i for i, t in enumerate(spec.read_text().splitlines(), 1) if t.strip().startswith("stage:"))
+    assert proc.returncode == 2 and f"s.yaml:{line}: layer.stage" in proc.stderr, proc.stderr
+    assert "has no stages" in proc.stderr and "internal error" not in proc.stderr

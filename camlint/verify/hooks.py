@@ -42,6 +42,8 @@ def geometry(model, input_hw: tuple[int, int], stage: int | None = None) -> Geom
         return Geometry("swin", len(model.layers[s].blocks), {}, 0, tuple(res), False, "avg")
     if not hasattr(model, "blocks") or not hasattr(model, "patch_embed"):
         raise SpecError([f"model: {type(model).__name__} is not a ViT- or Swin-style timm model"])
+    if stage is not None:      # applied or refused, never ignored: only a Swin has stages
+        raise SpecError([f"layer.stage: {type(model).__name__} has no stages; name its block with layer.block"])
     n_prefix = int(getattr(model, "num_prefix_tokens", 1))
     has_cls = getattr(model, "cls_token", None) is not None
     names: dict[str, list[int]] = {}
