@@ -200,3 +200,13 @@ def test_a_stage_on_a_model_without_stages_is_refused_not_ignored(tmp_path):
     line = next(i for i, t in enumerate(spec.read_text().splitlines(), 1) if t.strip().startswith("stage:"))
     assert proc.returncode == 2 and f"s.yaml:{line}: layer.stage" in proc.stderr, proc.stderr
     assert "has no stages" in proc.stderr and "internal error" not in proc.stderr
+
+
+def test_an_unknown_key_stops_verify_unless_forced(tmp_path):
+    """`runtime.threads` is no key of the schema: check warns (CAM302); verify, which would not
+    apply it, refuses the spec at its line; --force runs it as written."""
+    spec = _spec(tmp_path, runtime={"device": "cpu", "dtype": "float32", "seed": 0, "threads": 4})
+    line = next(i for i, t in enumerate(spec.read_text().splitlines(), 1) if t.strip().startswith("threads:"))
+    proc = run_cli("verify", spec, "--device", "cpu")
+    assert proc.returncode == 2 and f"s.yaml:{line}:" in proc.stderr and "CAM302" in proc.stderr, proc.stderr
+    assert run_cli("verify", spec, "--device", "cpu", "--force").returncode == 0
