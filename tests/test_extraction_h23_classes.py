@@ -1,0 +1,32 @@
+"""Classes of writing seen in held-out set 23 (sentences written here, not copied)."""
+from __future__ import annotations
+
+from conftest import item_of, lint_tex
+
+VIT = ("\\section{Methods}\nWe trained a DeiT-B (timm deit\\_base\\_patch16\\_224, ImageNet-1k weights).\n"
+       "Saliency maps were made with Grad-CAM from pytorch-grad-cam.\n")
+SWIN = ("\\section{Methods}\nWe trained a Swin-T (timm swin\\_tiny\\_patch4\\_window7\\_224, ImageNet-1k "
+        "weights).\nSaliency maps were made with Grad-CAM from pytorch-grad-cam.\n")
+
+
+def test_likeness_to_a_cnn_does_not_make_the_reshape_a_cnns(tmp_path):
+    # "so it can be plotted like a CNN map": a likeness, not a statement about a CNN
+    doc = lint_tex(tmp_path, VIT + "The token sequence was folded into a 14x14 grid so that it can be "
+                   "plotted like a CNN activation map.\n")
+    assert item_of(doc, "reshape")[0] == "reported"
+
+
+def test_tensor_shape_with_channels_gives_the_grid(tmp_path):
+    # an activation's shape written H x W x C (or C x H x W) states the spatial grid
+    doc = lint_tex(tmp_path, SWIN + "Maps are computed at the last stage output, which has shape "
+                   "$7\\times 7\\times 768$.\n")
+    assert item_of(doc, "reshape")[0] == "reported"
+    doc = lint_tex(tmp_path / "b", SWIN + "The hooked features are of shape $768\\times7\\times7$.\n")
+    assert item_of(doc, "reshape")[0] == "reported"
+
+
+def test_tokens_reshaped_into_frames_of_patches(tmp_path):
+    # "tokens rearranged into 8 frames of 14 x 14 patches": the grid of patch positions, not the patch size
+    doc = lint_tex(tmp_path, VIT + "After the class token was dropped, the 8x196 remaining tokens were "
+                   "rearranged into 8 frames of $14\\times14$ patches.\n")
+    assert item_of(doc, "reshape")[0] == "reported"
