@@ -30,3 +30,11 @@ def test_tokens_reshaped_into_frames_of_patches(tmp_path):
     doc = lint_tex(tmp_path, VIT + "After the class token was dropped, the 8x196 remaining tokens were "
                    "rearranged into 8 frames of $14\\times14$ patches.\n")
     assert item_of(doc, "reshape")[0] == "reported"
+
+
+def test_segmentation_variant_name_is_the_method_not_a_package(tmp_path):
+    # "Seg-Grad-CAM" is hyphenated onto a word like pytorch-grad-cam, yet it names the method applied
+    doc = lint_tex(tmp_path, "\\section{Method}\nWe fine-tune a SegFormer-B2 on our road scenes. "
+                   "Following Seg-Grad-CAM~\\cite{x}, the gradient of the summed road logits is taken "
+                   "at the last encoder stage and the 16 x 16 tokens are reshaped into a grid.\n")
+    assert doc["uses_cam_on_transformer"] is True
