@@ -38,3 +38,10 @@ def test_segmentation_variant_name_is_the_method_not_a_package(tmp_path):
                    "Following Seg-Grad-CAM~\\cite{x}, the gradient of the summed road logits is taken "
                    "at the last encoder stage and the 16 x 16 tokens are reshaped into a grid.\n")
     assert doc["uses_cam_on_transformer"] is True
+
+
+def test_a_qualified_attention_branch_is_a_vague_location(tmp_path):
+    # "the spatial-attention branch of block 10": a part of the block, not which tensor in it
+    doc = lint_tex(tmp_path, VIT + "Gradients and activations come from the spatial-attention branch of "
+                   "the tenth block.\n")
+    assert item_of(doc, "location")[0] == "partial"
