@@ -123,8 +123,9 @@ def _cam_method_pattern(vocab) -> re.Pattern:
     parts = [rx.pattern for e in vocab.entries["method"] if not e.vague for rx in e.patterns]
     parts += [rx.pattern for rx in vocab.phrase_lists["cam_method_extra"]]
     # a method's name hyphenated onto another word is a package's name (pytorch-grad-cam), not
-    # the method applied: the CNN baseline's "(pytorch-grad-cam 1.4.8)" explains no transformer
-    return re.compile(r"(?<!\w-)(?:" + "|".join(f"(?:{p})" for p in parts) + ")")
+    # the method applied: the CNN baseline's "(pytorch-grad-cam 1.4.8)" explains no transformer;
+    # but the segmentation variant's name (Seg-Grad-CAM) is the method itself
+    return re.compile(r"(?:(?<!\w-)|(?<=\bseg-))(?:" + "|".join(f"(?:{p})" for p in parts) + ")")
 
 
 def _resolve_formula(value: dict, sentences: list[Sentence]) -> dict:
