@@ -24,3 +24,15 @@ For attention rollout we use all blocks with heads averaged.
     assert item_of(doc, "postprocess")[0] == "missing"
     assert doc["checklist"]["location"]["evidence"][0]["line"] != 10
 
+
+
+def test_hyphenated_numeric_ordinal_names_the_block(tmp_path):
+    """"the 11-th block", "the 12-th encoder layer": a hyphen inside a numeric ordinal."""
+    body = r"""\section{Method}
+We fine-tune a ViT-B/16 to grade diabetic retinopathy.
+\subsection{Visualization}
+For interpretation, Grad-CAM is computed on the 11-th block of the encoder, and its gradient
+is taken from the predicted grade.
+"""
+    doc = lint_tex(tmp_path, body)
+    assert item_of(doc, "layer") == ("reported", {"block": 10})
