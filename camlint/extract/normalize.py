@@ -51,6 +51,8 @@ _HEDGE_VERB = re.compile(r"\b(?:appears?|seems?)\s+to\s+have\s+been\b", re.I)
 # ("[0, 1]") nor an index ("blocks[11]")
 _TYPED_CITE = re.compile(r"(?<=[\s(:;,])\[(?!0\b)\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3}){0,8}\](?![\w(])")
 _COMPOUND = re.compile(r"\b(transformer|encoder|attention|cls|class|classification)-(blocks?|layers?|tokens?|heads?)\b", re.I)
+# "the 12-th layer", "3-rd block": a hyphen written inside a numeric ordinal
+_HYPHEN_ORDINAL = re.compile(r"(?<![\w.-])(\d{1,3})-(st|nd|rd|th)\b", re.I)
 _WORD_DASH = re.compile(r"(?<=[A-Za-z])[–—](?=[A-Za-z])")    # "image--text" -> "image-text"
 _CHARS = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u00a0": " ", "\u202f": " ",
                         "\u2009": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
@@ -119,6 +121,7 @@ def normalise_text(text: str, offsets: list[int] | None = None) -> tuple[str, li
     text, offs = _sub(text, offs, _HEDGE_ASIDE, lambda m: "")
     text, offs = _sub(text, offs, _HEDGE_VERB,
                       lambda m: "was" if m.group(0).split()[0].lower() in ("appears", "seems") else "were")
+    text, offs = _sub(text, offs, _HYPHEN_ORDINAL, lambda m: m.group(1) + m.group(2).lower())
     text, offs = _sub(text, offs, _ORDINAL_WORDS, _ordinal)     # before "twenty" becomes 20
     text, offs = _sub(text, offs, _NUMBER_WORDS, _number)
     text, offs = _sub(text, offs, _GRID, _grid)

@@ -51,6 +51,7 @@ class Scope:
     cam_floats: set[tuple] = field(default_factory=set)     # (file, section, float env) with a CAM caption
     cam_sentences: set[tuple] = field(default_factory=set)  # (unit id, start) of single sentences about the maps
     other_units: set[int] = field(default_factory=set)      # paragraphs under a run-in heading about training, data...
+    compared_units: set[int] = field(default_factory=set)   # paragraphs under a run-in "Baselines." heading
 
     def role_ok(self, s: Sentence) -> bool:
         return s.section.role not in OUT_OF_SCOPE_ROLES
@@ -69,7 +70,7 @@ class Scope:
     def in_scope(self, s: Sentence) -> bool:
         if not self.role_ok(s) or s.unit.kind in ("heading", "title"):
             return False
-        if not self.attribution.own(s):
+        if not self.attribution.own(s) or id(s.unit) in self.compared_units:
             return False
         sec = s.section.index
         if sec in self.cam_titles or id(s.unit) in self.cam_units or (id(s.unit), s.start) in self.cam_sentences:
@@ -156,6 +157,8 @@ def _run_in_headings(doc: DocumentText, scope: Scope, vocab: Vocabulary) -> None
             continue
         if heading and vocab.other_section.search(heading):
             scope.other_units.add(id(u))
+            if vocab.phrases["compared_section"].search(heading):
+                scope.compared_units.add(id(u))   # the compared methods' settings, as a "Baselines" section's
         elif heading and u.section.index in scope.cam_sections and u.kind in ("text", "item") \
                 and vocab.ingredient_titles.search(heading):
             scope.cam_units.add(id(u))
