@@ -29,17 +29,13 @@ DETERMINISM_ATOL = 1e-6
 # Checked by the engine against the model it builds (the linter cannot see model.kwargs such as
 # patch_size or depth, so its guess of the grid or the depth may be wrong for this spec).
 ENGINE_CHECKED = frozenset({"CAM202", "CAM203"})
-
-
-# a warning for a manuscript's author, but a key verify would not apply: every key of an executed
-# spec is applied or refused (a deliberate extension is written x-...)
-NEVER_APPLIED = frozenset({"CAM302"})
+NEVER_APPLIED = frozenset({"CAM302"})    # an unknown key: a warning in check, never applied by verify
 
 
 def blocking_findings(report, open_keys_allowed: bool = False) -> list[str]:
-    """Every error-level finding of `camlint check`'s report on the spec, in its own words.
-
-    A completeness finding only blocks for a key the engine executes; a sweep runs on open keys."""
+    """Every error-level finding of `camlint check`'s report on the spec, in its own words, and any
+    key verify would not apply (every key of an executed spec is applied or refused; extensions are
+    x-...). A completeness finding only blocks for a key the engine executes; a sweep runs on open keys."""
     out = []
     for f in report.findings:
         if f.code in ENGINE_CHECKED:
