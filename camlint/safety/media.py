@@ -33,6 +33,12 @@ def load_npy(path: Path):
     return np.load(path, allow_pickle=False, mmap_mode="r")
 
 
+def why_unread(exc: Exception) -> str:
+    """What to say of a file load_npy or open_image refused: the check's own words, or the kind of
+    error a library raised (its message may quote the file's bytes)."""
+    return str(exc) if isinstance(exc, NotPlainFile) else exc.__class__.__name__
+
+
 MAX_NPY_HEADER = 10000 + 12      # numpy's own limit on a header, and the magic and length before it
 
 

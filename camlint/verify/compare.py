@@ -51,13 +51,12 @@ def sketch_distance(a: str, b: str) -> int | None:
 def load_artifact(path: Path) -> np.ndarray:
     """A reported map: .npy (float H x W) or .png (8 or 16 bit, scaled to [0, 1])."""
     if path.suffix.lower() == ".npy":
-        from camlint.safety.media import load_npy
+        from camlint.safety.media import load_npy, why_unread
 
         try:
             arr = load_npy(path)
         except Exception as exc:  # noqa: BLE001 - what the header check found is said in its words
-            why = str(exc) if exc.__class__.__name__ == "NotPlainFile" else exc.__class__.__name__
-            raise SpecError([f"artifact {path.name}: not a plain .npy array ({why})"]) from None
+            raise SpecError([f"artifact {path.name}: not a plain .npy array ({why_unread(exc)})"]) from None
         arr = np.squeeze(arr)
         if arr.ndim != 2 or arr.dtype.kind not in "fiub" or not all(1 <= n <= MAX_MAP_SIDE for n in arr.shape):
             raise SpecError([f"artifact {path.name}: expected a numeric H x W map (H, W 1..{MAX_MAP_SIDE}), "

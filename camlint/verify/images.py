@@ -83,13 +83,12 @@ def _mean_std(pre: dict, channels: int, path: Path) -> tuple[torch.Tensor, torch
 
 def load_tensor(path: Path, pre: dict) -> tuple[torch.Tensor, np.ndarray]:
     """A preprocessed float32 C x H x W .npy (no pickles); the picture is de-normalised for overlays."""
-    from camlint.safety.media import load_npy
+    from camlint.safety.media import load_npy, why_unread
 
     try:
         arr = load_npy(path)
     except Exception as exc:  # noqa: BLE001 - what the header check found is said in its words
-        why = str(exc) if exc.__class__.__name__ == "NotPlainFile" else exc.__class__.__name__
-        raise SpecError([f"input {path.name}: not a plain .npy array ({why})"]) from None
+        raise SpecError([f"input {path.name}: not a plain .npy array ({why_unread(exc)})"]) from None
     if arr.ndim != 3 or arr.dtype.kind != "f" or not 1 <= arr.shape[0] <= 16 \
             or not all(1 <= n <= MAX_IMG_SIDE for n in arr.shape[1:]):
         raise SpecError([f"input {path.name}: expected a float C x H x W array (C 1..16, H and W 1..{MAX_IMG_SIDE}), "
