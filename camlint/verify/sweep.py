@@ -242,7 +242,7 @@ def _plan(spec_path: Path, space: dict, cap: int, force: bool):
 
     loaded, lint = load_spec(spec_path, force, open_keys_allowed=True)
     data = {k: v for k, v in loaded.data.items() if not vocab.is_placeholder(v)}
-    fixed = [k for k in space if k not in open_keys(data)]
+    fixed = sorted(set(space).difference(open_keys(data)), key=list(space).index)   # open_keys once
     if fixed:       # a candidate list the spec overrides would be silently ignored
         raise SpecError([f"{spec_path}:{loaded.position((k,))[0]}: {k} is stated in full, so --space cannot "
                          f"vary it; leave it out of the spec (or set it to ?) to sweep it" for k in fixed])
