@@ -41,6 +41,11 @@ class ArchInfo:
         return self.img_size // self.patch
 
 
+def architecture_of_weights(weights: str, input_size: int | None = None) -> ArchInfo | None:
+    """The architecture a weights id names (google/vit-base-patch32-224, swinv2_tiny_window8_256.ms_in1k)."""
+    return architecture_of({"model": weights.split("/")[-1].split(".")[0]}, input_size)
+
+
 def architecture_of(values: dict, input_size: int | None = None) -> ArchInfo | None:
     """The architecture a camspec-shaped `model` value names, at its stated input size."""
     model = values.get("model")

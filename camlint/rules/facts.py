@@ -28,13 +28,13 @@ def weights_disagree(a) -> bool:
     """The model's weights id names another family than the architecture read from its name
     ("ViT-B/16" from a results table, weights swinv2_tiny_window8_256): which model the maps come
     from is unsure, so no count or grid is held against it."""
-    from camlint.core.architectures import architecture_of
+    from camlint.core.architectures import architecture_of_weights
 
     model = a.values.get("model")
     weights = model.get("weights") if isinstance(model, dict) else None
     if a.arch is None or not isinstance(weights, str):
         return False
-    alt = architecture_of({"model": weights.split("/")[-1].split(".")[0]}, None)
+    alt = architecture_of_weights(weights)
     return alt is not None and alt.family != a.arch.family
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from camlint.checklist import judge
 from camlint.core import schema
 from camlint.checklist.analysis import Analysis, SpecSource
-from camlint.core.architectures import architecture_of, has_prefix_tokens
+from camlint.core.architectures import architecture_of, architecture_of_weights, has_prefix_tokens
 from camlint.inputs.cache import ParseCache
 from camlint.core.errors import InputError
 from camlint.extract import extract, relevant
@@ -204,7 +204,7 @@ def _architecture(values: dict, input_size: int | None):
     name = model.get("arch") if isinstance(model, dict) else None
     no_patch = isinstance(name, str) and not re.search(r"patch\s*\d|/\s*\d", name, re.I)
     if isinstance(weights, str) and (arch is None or not arch.size_known or no_patch):
-        alt = architecture_of({"model": weights.split("/")[-1].split(".")[0]}, input_size)
+        alt = architecture_of_weights(weights, input_size)
         if alt is not None and (arch is None or alt.size_known):
             return alt
     return arch
