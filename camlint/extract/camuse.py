@@ -114,22 +114,16 @@ def applied_to_transformer(applied: list, bound: list, vocab: Vocabulary, own_ro
         for (_, kind), (s, _) in zip(bound, applied))
     # each method is bound on its own: a legacy CNN's Grad-CAM maps say nothing of what the
     # LayerCAM of the paper's own heatmap section explains; the family's name ("class activation
-    # maps") stands for every method the paper names
+    # maps", or a long form the method list does not know: method_name None) stands for every
+    # method the paper names
     by_method: dict[str | None, set] = {}
     for (_, m), (_, kind) in zip(applied, bound):
-        by_method.setdefault(_method_key(m.group(0)), set()).add(kind)
+        by_method.setdefault(method_name(m.group(0)), set()).add(kind)
     family = by_method.pop(None, set())
     by_method = {k: kinds | family for k, kinds in by_method.items()} or ({None: family} if family else {})
     # Grad-CAM shown only for CNNs while the transformer is merely evaluated: not applicable.
     return not by_method or any("transformer" in kinds or "cnn" not in kinds or comparator
                                 for kinds in by_method.values())
-
-
-def _method_key(name: str) -> str | None:
-    """The method a mention names (Grad-CAM and GradCAM alike); None for the family's name ("class
-    activation maps") and for a long or rare form the method list does not know ("gradient-weighted
-    class activation mapping" is Grad-CAM): such a mention stands with every method."""
-    return method_name(name)
 
 
 def _compared(text: str, vocab: Vocabulary) -> bool:
